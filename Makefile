@@ -1,0 +1,53 @@
+# bzpeer: `make run` brings up the site with its worker and demo data, `make test` runs the suite.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+MANAGE := $(PY) manage.py
+DEMO_ADMIN_EMAIL ?= admin@bzpeer.invalid
+DEMO_ADMIN_PASSWORD ?= bzpeer-demo-admin
+BENCH_WORKS ?= 200000
+
+.PHONY: run test bench lint format services install migrate demo clean
+
+services:
+	@$(PYTHON) scripts/check_services.py
+
+$(BIN)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet ".[dev]"
+	@touch $@
+
+install: $(BIN)/.installed
+
+migrate: services install
+	@$(PY) scripts/create_database.py
+	$(MANAGE) migrate --noinput
+
+demo: migrate
+	$(MANAGE) collectstatic --noinput --verbosity 0
+	$(MANAGE) import_openalex demo/openalex --sync
+	$(MANAGE) demo_admin --email "$(DEMO_ADMIN_EMAIL)" --password "$(DEMO_ADMIN_PASSWORD)"
+
+run: demo
+	@echo "bzpeer is starting at http://127.0.0.1:8000 (admin: $(DEMO_ADMIN_EMAIL) / $(DEMO_ADMIN_PASSWORD)); Ctrl-C stops it."
+	$(BIN)/honcho start
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: services install lint
+	$(BIN)/pytest
+
+bench: migrate
+	$(PY) -m tests.bench.import_bench --works $(BENCH_WORKS)
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache

@@ -1,0 +1,28 @@
+"""Test settings: the real PostgreSQL and Redis, with a Redis database of their own."""
+
+from __future__ import annotations
+
+from .base import *  # noqa: F403
+from .base import env
+
+SECRET_KEY = "test-only-not-secret"  # noqa: S105
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+REDIS_URL = env.str("TEST_REDIS_URL", default="redis://127.0.0.1:6379/15")
+CACHES = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "bzpeer-test",
+    }
+}
+CELERY_BROKER_URL = REDIS_URL
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_DEFAULT_QUEUE", default="bzpeer-test")
+# A worker killed by a test gets its unacknowledged chunk back within seconds, not an hour.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=5)}
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F405
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

@@ -1,0 +1,220 @@
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+
+
+class WorkType(models.TextChoices):
+    ARTICLE = "article"
+    PREPRINT = "preprint"
+    BOOK = "book"
+    BOOK_CHAPTER = "book-chapter"
+    DISSERTATION = "dissertation"
+    DATASET = "dataset"
+    PATENT = "patent"
+    REVIEW = "review"
+    OTHER = "other"
+
+
+class Source(models.Model):
+    """Where a work appeared: a journal, a conference, a repository such as arXiv."""
+
+    openalex_id = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    issn_l = models.CharField("ISSN-L", max_length=9, blank=True)
+    name = models.CharField(max_length=500)
+    abbreviated_name = models.CharField(max_length=200, blank=True)
+    type = models.CharField(max_length=50, blank=True)
+    homepage = models.URLField(max_length=500, blank=True)
+    content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def short_name(self) -> str:
+        return self.abbreviated_name or self.name
+
+
+class TopicLevel(models.TextChoices):
+    DOMAIN = "domain"
+    FIELD = "field"
+    SUBFIELD = "subfield"
+    TOPIC = "topic"
+    CATEGORY = "category"
+
+
+class Topic(models.Model):
+    """A subject: an OpenAlex domain > field > subfield > topic, or a category code (cs.CV)."""
+
+    # "T10017", "subfields/1705", "fields/17", "domains/3", or "arxiv:cs.NI".
+    external_id = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=300)
+    code = models.CharField(max_length=32, blank=True)
+    level = models.CharField(max_length=10, choices=TopicLevel.choices, default=TopicLevel.TOPIC)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    description = models.TextField(blank=True)
+    content_hash = models.CharField(max_length=32, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Work(models.Model):
+    openalex_id = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    doi = models.CharField("DOI", max_length=300, unique=True, null=True, blank=True)
+    arxiv_id = models.CharField("arXiv id", max_length=40, unique=True, null=True, blank=True)
+    title = models.TextField()
+    abstract = models.TextField(blank=True)
+    type = models.CharField(max_length=40, default=WorkType.ARTICLE)
+    publication_date = models.DateField(null=True, blank=True)
+    publication_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="works")
+    cited_by_count = models.PositiveIntegerField(default=0)
+    counts_by_year = models.JSONField(default=dict, blank=True)
+    open_access_url = models.URLField(max_length=1000, blank=True)
+    code_url = models.URLField(max_length=1000, blank=True)
+    language = models.CharField(max_length=10, blank=True)
+    authors_count = models.PositiveIntegerField(default=0)
+    # Computed by PostgreSQL from title and abstract, so bulk COPY loads keep it right too.
+    search_vector = models.GeneratedField(
+        expression=SearchVector("title", weight="A", config="english")
+        + SearchVector("abstract", weight="B", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-publication_date", "-id"]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="work_search_vector_gin"),
+            models.Index(fields=["-publication_year"], name="work_year_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Authorship(models.Model):
+    """One author slot of a work, in byline order. researcher is empty when the source gave no id."""
+
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
+    researcher = models.ForeignKey(
+        "researchers.Researcher", null=True, blank=True, on_delete=models.SET_NULL, related_name="authorships"
+    )
+    position = models.PositiveSmallIntegerField()
+    raw_name = models.CharField(max_length=500)
+    is_corresponding = models.BooleanField(default=False)
+    # Institution ids as listed on the byline; kept as an array so imports stay one COPY per batch.
+    institution_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+
+    class Meta:
+        ordering = ["work", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["work", "position"], name="authorship_position_unique"),
+        ]
+        indexes = [models.Index(fields=["researcher", "work"], name="authorship_researcher_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.raw_name}"
+
+
+class WorkTopic(models.Model):
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="work_topics")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="work_topics")
+    score = models.FloatField(default=1.0)
+
+    class Meta:
+        ordering = ["work", "-score"]
+        constraints = [models.UniqueConstraint(fields=["work", "topic"], name="work_topic_unique")]
+        indexes = [models.Index(fields=["topic", "work"], name="work_topic_topic_idx")]
+
+
+class ImportRun(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    source = models.CharField(max_length=30, default="openalex")
+    description = models.TextField(help_text="The paths or the query this run imports.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    records_total = models.PositiveBigIntegerField(default=0, help_text="Lines planned, when known.")
+    read_count = models.PositiveBigIntegerField(default=0)
+    created_count = models.PositiveBigIntegerField(default=0)
+    updated_count = models.PositiveBigIntegerField(default=0)
+    unchanged_count = models.PositiveBigIntegerField(default=0)
+    failed_count = models.PositiveBigIntegerField(default=0)
+    chunks_total = models.PositiveIntegerField(default=0)
+    chunks_done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Import #{self.pk} ({self.source}, {self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
+
+
+class ImportChunk(models.Model):
+    """A slice of one input file. next_line only moves forward, in the transaction of the batch
+    it covers, so a chunk restarted after a crash resumes at its last committed batch."""
+
+    run = models.ForeignKey(ImportRun, on_delete=models.CASCADE, related_name="chunks")
+    path = models.TextField()
+    entity = models.CharField(max_length=20, blank=True)
+    start_line = models.PositiveBigIntegerField()
+    end_line = models.PositiveBigIntegerField()
+    start_byte = models.PositiveBigIntegerField(null=True, blank=True)
+    next_line = models.PositiveBigIntegerField()
+    next_byte = models.PositiveBigIntegerField(null=True, blank=True)
+    done = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["run", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.path} [{self.start_line}, {self.end_line})"
+
+
+class ImportIssue(models.Model):
+    class Severity(models.TextChoices):
+        ERROR = "error", "Rejected"
+        WARNING = "warning", "Imported with a warning"
+
+    run = models.ForeignKey(ImportRun, on_delete=models.CASCADE, related_name="issues")
+    severity = models.CharField(max_length=10, choices=Severity.choices, default=Severity.ERROR)
+    path = models.TextField(blank=True)
+    line_number = models.PositiveBigIntegerField(null=True, blank=True)
+    entity = models.CharField(max_length=20, blank=True)
+    external_id = models.CharField(max_length=64, blank=True)
+    reason = models.TextField()
+    raw = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+        indexes = [models.Index(fields=["run", "severity"], name="import_issue_run_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.external_id or self.path}:{self.line_number} {self.reason}"

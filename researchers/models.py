@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex, OpClass
+from django.db import models
+
+
+class VerificationLevel(models.IntegerChoices):
+    NAME_ONLY = 0, "L0 name-only record"
+    IDENTIFIED = 1, "L1 identified record"
+    CLAIMED = 2, "L2 claimed, awaiting corroboration"
+    CORROBORATED = 3, "L3 claim corroborated"
+    MODERATOR_VERIFIED = 4, "L4 verified by a moderator"
+
+
+class Institution(models.Model):
+    openalex_id = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    ror = models.CharField("ROR id", max_length=32, unique=True, null=True, blank=True)
+    name = models.CharField(max_length=500)
+    country_code = models.CharField(max_length=2, blank=True)
+    type = models.CharField(max_length=50, blank=True)
+    homepage = models.URLField(max_length=500, blank=True)
+    # Used to corroborate claims: a verified email at one of these domains.
+    email_domains = ArrayField(models.CharField(max_length=253), default=list, blank=True)
+    content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Researcher(models.Model):
+    slug = models.SlugField(max_length=200, unique=True)
+    display_name = models.CharField(max_length=500)
+    # Lower-case ASCII form of display_name (researchers.names.normalize_name); search runs on it.
+    name_normalized = models.CharField(max_length=500, editable=False)
+    alternate_names = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    tagline = models.CharField(max_length=300, blank=True)
+
+    openalex_id = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    orcid = models.CharField("ORCID iD", max_length=19, unique=True, null=True, blank=True)
+    dblp_id = models.CharField(max_length=100, unique=True, null=True, blank=True)
+    semantic_scholar_id = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    scholar_id = models.CharField("Google Scholar id", max_length=32, unique=True, null=True, blank=True)
+
+    last_known_institution = models.ForeignKey(
+        Institution, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    open_to_collaborate = models.BooleanField(default=True)
+    homepage = models.URLField(max_length=500, blank=True)
+
+    claimed_by = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="researcher",
+    )
+    verification_level = models.PositiveSmallIntegerField(
+        choices=VerificationLevel.choices, default=VerificationLevel.NAME_ONLY
+    )
+    trust_score = models.PositiveSmallIntegerField(default=0)
+    trust_breakdown = models.JSONField(default=dict, blank=True)
+
+    # Cached figures, refreshed by graph.services.researcher_metrics_refresh after each import batch.
+    works_count = models.PositiveIntegerField(default=0)
+    cited_by_count = models.PositiveIntegerField(default=0)
+    h_index = models.PositiveIntegerField(default=0)
+    i10_index = models.PositiveIntegerField(default=0)
+    topics_count = models.PositiveIntegerField(default=0)
+    followers_count = models.PositiveIntegerField(default=0)
+    close_collaborators_count = models.PositiveIntegerField(default=0)
+    citations_by_year = models.JSONField(default=dict, blank=True)
+
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_records"
+    )
+    content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["display_name"]
+        indexes = [
+            GinIndex(OpClass("name_normalized", name="gin_trgm_ops"), name="researcher_name_trgm"),
+            models.Index(fields=["-cited_by_count"], name="researcher_cited_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(merged_into=models.F("id")), name="researcher_not_merged_into_itself"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    @property
+    def is_claimed(self) -> bool:
+        return self.claimed_by_id is not None
+
+
+class Affiliation(models.Model):
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="affiliations")
+    institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="affiliations")
+    role = models.CharField(max_length=200, blank=True)
+    start_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    end_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    source = models.CharField(max_length=30, default="openalex")
+
+    class Meta:
+        ordering = ["-end_year", "-start_year"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["researcher", "institution", "source"], name="affiliation_unique_per_source"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.researcher} @ {self.institution}"

@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# The shared corpus of real records lies beside the checkout; BZPEER_TESTDATA points elsewhere.
+TESTDATA_DIR = Path(os.environ.get("BZPEER_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))
+FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def testdata_dir() -> Path:
+    """The shared real-record corpus. Missing is a skip locally, and a failure under CI=true."""
+    if not TESTDATA_DIR.is_dir():
+        message = f"shared test corpus not found at {TESTDATA_DIR} (set BZPEER_TESTDATA)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return TESTDATA_DIR
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return FIXTURES_DIR

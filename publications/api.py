@@ -1,0 +1,226 @@
+"""Read-only REST API for works (/api/v1/works/ and /api/v1/researchers/<slug>/works/)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+from django.db.models import QuerySet
+from django_filters import rest_framework as filters
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.generics import ListAPIView, RetrieveAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from researchers.api import (
+    MERGED_REDIRECT_DESCRIPTION,
+    ApiPagination,
+    MergedRecordSerializer,
+    OpenAlexIdFilter,
+    redirect_to_survivor,
+    researcher_or_404,
+)
+from researchers.models import Researcher
+
+from .models import Authorship, Source, Work, WorkTopic
+from .selectors import (
+    normalize_arxiv_id,
+    normalize_doi,
+    works_for_researcher,
+    works_newest_first,
+    works_with_details,
+)
+
+# The DOI handbook's shape: directory indicator "10.", a registrant code, a slash, a suffix.
+_DOI = re.compile(r"10\.[0-9.]+/\S+")
+
+
+class DoiField(forms.CharField):
+    """A DOI in any usual spelling (https://doi.org/..., doi:..., any case), stored form out."""
+
+    def to_python(self, value: Any) -> str:
+        value = normalize_doi(super().to_python(value))
+        if value and not _DOI.fullmatch(value):
+            raise forms.ValidationError(
+                "Enter a DOI such as 10.7717/peerj.4375 or https://doi.org/10.7717/peerj.4375.",
+                code="invalid",
+            )
+        return value
+
+
+class DoiFilter(filters.CharFilter):
+    field_class = DoiField
+
+
+class ArxivIdField(forms.CharField):
+    def to_python(self, value: Any) -> str:
+        return normalize_arxiv_id(super().to_python(value))
+
+
+class ArxivIdFilter(filters.CharFilter):
+    field_class = ArxivIdField
+
+
+class WorkFilter(filters.FilterSet):
+    openalex_id = OpenAlexIdFilter(
+        field_name="openalex_id", entity_letter="W", help_text="OpenAlex work id, exact."
+    )
+    doi = DoiFilter(
+        field_name="doi",
+        max_length=300,
+        help_text="DOI, exact after normalising: case and a https://doi.org/ or doi: prefix "
+        "do not matter.",
+    )
+    arxiv_id = ArxivIdFilter(
+        field_name="arxiv_id",
+        max_length=80,
+        help_text="arXiv id, exact; an arXiv: or https://arxiv.org/abs/ prefix and a version "
+        "suffix (v2) are ignored.",
+    )
+
+    class Meta:
+        model = Work
+        fields = ["openalex_id", "doi", "arxiv_id"]
+
+
+class VenueOutputSerializer(serializers.ModelSerializer):
+    short_name = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Source
+        fields = ["id", "openalex_id", "name", "short_name"]
+        read_only_fields = fields
+
+
+class WorkTopicOutputSerializer(serializers.ModelSerializer):
+    name = serializers.CharField(source="topic.name", read_only=True)
+    code = serializers.CharField(source="topic.code", read_only=True)
+    external_id = serializers.CharField(source="topic.external_id", read_only=True)
+
+    class Meta:
+        model = WorkTopic
+        fields = ["name", "code", "external_id", "score"]
+        read_only_fields = fields
+
+
+class AuthorOutputSerializer(serializers.ModelSerializer):
+    # allow_null: an author the source gave no id for has no researcher, and these read null.
+    slug = serializers.CharField(source="researcher.slug", allow_null=True, read_only=True)
+    openalex_id = serializers.CharField(
+        source="researcher.openalex_id", allow_null=True, read_only=True
+    )
+    display_name = serializers.CharField(
+        source="researcher.display_name", allow_null=True, read_only=True
+    )
+
+    class Meta:
+        model = Authorship
+        fields = ["position", "raw_name", "slug", "openalex_id", "display_name"]
+        read_only_fields = fields
+
+
+class WorkOutputSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:work-detail")
+    venue = VenueOutputSerializer(source="source", allow_null=True, read_only=True)
+    topics = WorkTopicOutputSerializer(source="work_topics", many=True, read_only=True)
+    authors = AuthorOutputSerializer(source="authorships", many=True, read_only=True)
+
+    class Meta:
+        model = Work
+        fields = [
+            "id",
+            "url",
+            "openalex_id",
+            "doi",
+            "arxiv_id",
+            "title",
+            "abstract",
+            "type",
+            "publication_year",
+            "publication_date",
+            "venue",
+            "cited_by_count",
+            "topics",
+            "authors",
+        ]
+        read_only_fields = fields
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="List works",
+        description="Works, newest first (undated works last).",
+    )
+)
+class WorkListView(ListAPIView):
+    serializer_class = WorkOutputSerializer
+    pagination_class = ApiPagination
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = WorkFilter
+
+    def get_queryset(self) -> QuerySet[Work]:
+        return works_newest_first(works_with_details())
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Get a work",
+        responses={200: WorkOutputSerializer, 404: OpenApiResponse(description="No such work.")},
+    )
+)
+class WorkDetailView(RetrieveAPIView):
+    serializer_class = WorkOutputSerializer
+    filter_backends: list = []
+
+    def get_queryset(self) -> QuerySet[Work]:
+        return works_with_details()
+
+    def get_object(self) -> Work:
+        # The URL converter already guarantees digits; filter().first() also turns an id past
+        # the bigint range into "no row" instead of a database error.
+        work = self.get_queryset().filter(pk=self.kwargs["pk"]).first()
+        if work is None:
+            raise NotFound(f"No work has the id {self.kwargs['pk']}.")
+        return work
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="List a researcher's works",
+        description="The researcher's works, newest first (undated works last). "
+        + MERGED_REDIRECT_DESCRIPTION,
+        responses={
+            200: WorkOutputSerializer(many=True),
+            302: OpenApiResponse(MergedRecordSerializer, description=MERGED_REDIRECT_DESCRIPTION),
+            404: OpenApiResponse(description="No researcher has this slug."),
+        },
+    )
+)
+class ResearcherWorksView(ListAPIView):
+    serializer_class = WorkOutputSerializer
+    pagination_class = ApiPagination
+    filter_backends: list = []
+
+    def get_queryset(self) -> QuerySet[Work]:
+        # The schema generator inspects the queryset without a request, hence no researcher.
+        if getattr(self, "swagger_fake_view", False):
+            return Work.objects.none()
+        return works_for_researcher(self.researcher)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        self.researcher: Researcher = researcher_or_404(kwargs["slug"])
+        if self.researcher.merged_into is not None:
+            return redirect_to_survivor(
+                request,
+                merged=self.researcher,
+                survivor=self.researcher.merged_into,
+                view_name="api:researcher-works",
+            )
+        return super().list(request, *args, **kwargs)

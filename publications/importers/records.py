@@ -1,0 +1,126 @@
+"""Plain records that every importer produces and the shared writer consumes.
+
+Mappers turn a source's JSON into these; they never touch the database. A record's
+content_hash is computed from its fields, so a record that did not change since the last
+import is recognised and skipped by the writer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+
+import orjson
+
+
+class MappingError(ValueError):
+    """A record that cannot be imported; the message is the reason shown to moderators."""
+
+
+def content_hash(record: object) -> str:
+    payload = orjson.dumps(dataclasses.asdict(record), option=orjson.OPT_SORT_KEYS)  # type: ignore[call-overload]
+    return hashlib.md5(payload, usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class InstitutionRef:
+    openalex_id: str
+    name: str
+    ror: str | None = None
+    country_code: str = ""
+    type: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InstitutionRecord:
+    openalex_id: str
+    name: str
+    ror: str | None = None
+    country_code: str = ""
+    type: str = ""
+    homepage: str = ""
+    email_domains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    openalex_id: str
+    name: str
+    abbreviated_name: str = ""
+    issn_l: str = ""
+    type: str = ""
+    homepage: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicRecord:
+    """A topic with its ancestors; parent_external_id links the hierarchy."""
+
+    external_id: str
+    name: str
+    level: str
+    code: str = ""
+    parent_external_id: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorRef:
+    openalex_id: str
+    display_name: str
+    orcid: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorshipRecord:
+    position: int
+    raw_name: str
+    author: AuthorRef | None
+    institutions: tuple[InstitutionRef, ...] = ()
+    is_corresponding: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WorkTopicRecord:
+    topic: TopicRecord
+    score: float
+    # Ancestors first (domain, field, subfield), so parents exist before children are written.
+    ancestors: tuple[TopicRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WorkRecord:
+    openalex_id: str
+    title: str
+    doi: str | None = None
+    arxiv_id: str | None = None
+    abstract: str = ""
+    type: str = "article"
+    publication_date: str | None = None
+    publication_year: int | None = None
+    source: SourceRecord | None = None
+    cited_by_count: int = 0
+    counts_by_year: tuple[tuple[int, int], ...] = ()
+    open_access_url: str = ""
+    code_url: str = ""
+    language: str = ""
+    authorships: tuple[AuthorshipRecord, ...] = ()
+    topics: tuple[WorkTopicRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AffiliationRecord:
+    institution: InstitutionRef
+    start_year: int | None = None
+    end_year: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResearcherRecord:
+    openalex_id: str
+    display_name: str
+    alternate_names: tuple[str, ...] = ()
+    orcid: str | None = None
+    last_known_institution: InstitutionRef | None = None
+    affiliations: tuple[AffiliationRecord, ...] = field(default_factory=tuple)

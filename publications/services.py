@@ -1,0 +1,324 @@
+"""Writes for publications: import runs, their chunks and batches.
+
+An import is an ImportRun split into ImportChunks (line ranges of input files). A chunk is
+processed in batches; each batch is one transaction that writes the records, its issues,
+the run's counts and the chunk's progress together, so a worker killed mid-batch loses
+nothing and counts nothing twice: the chunk resumes at its last committed batch.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from graph.services import researcher_metrics_refresh
+
+from .importers import writer
+from .importers.openalex import mapper, snapshot
+from .importers.records import MappingError
+from .models import ImportChunk, ImportIssue, ImportRun
+
+logger = logging.getLogger(__name__)
+
+RAW_TEXT_LIMIT = 1_000_000
+ProgressCallback = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class EntityHandler:
+    map: Callable[[Any], Any]
+    write: Callable[[Any, Sequence[Any]], writer.WriteResult]
+    key: Callable[[Any], str]
+
+
+ENTITY_HANDLERS: dict[str, EntityHandler] = {
+    "works": EntityHandler(mapper.map_work, writer.write_works, lambda r: r.openalex_id),
+    "authors": EntityHandler(mapper.map_author, writer.write_researchers, lambda r: r.openalex_id),
+    "institutions": EntityHandler(mapper.map_institution, writer.write_institutions, lambda r: r.openalex_id),
+    "sources": EntityHandler(mapper.map_source, writer.write_sources, lambda r: r.openalex_id),
+    "topics": EntityHandler(mapper.map_topic, writer.write_topics, lambda r: r[0].external_id),
+}
+
+
+@dataclass
+class ParsedBatch:
+    read: int = 0
+    records: dict[str, list[Any]] = field(default_factory=dict)
+    issues: list[ImportIssue] = field(default_factory=list)
+
+
+def _raw_text(raw: bytes) -> str:
+    return raw[:RAW_TEXT_LIMIT].decode("utf-8", errors="replace").rstrip("\n")
+
+
+def parse_batch(
+    lines: Iterable[tuple[int, bytes]], *, entity: str | None, path: str, run_id: int
+) -> ParsedBatch:
+    """Parse and map raw lines. Every line that cannot be used becomes an ImportIssue with its
+    reason and text; duplicates of an id within the batch keep the first occurrence."""
+    batch = ParsedBatch()
+    first_line_of: dict[tuple[str, str], int] = {}
+
+    def reject(line_number: int, raw: bytes, reason: str, *, kind: str = "", external_id: str = "") -> None:
+        batch.issues.append(
+            ImportIssue(
+                run_id=run_id, path=path, line_number=line_number, entity=kind,
+                external_id=external_id[:64], reason=reason, raw=_raw_text(raw),
+            )
+        )
+
+    for line_number, raw in lines:
+        if not raw.strip():
+            continue
+        batch.read += 1
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            reject(line_number, raw, f"malformed JSON: {exc}")
+            continue
+        raw_id = obj.get("id") if isinstance(obj, dict) else None
+        external_id = mapper.short_id_or_raw(raw_id)
+        kind = entity or mapper.entity_of_id(raw_id)
+        if kind is None:
+            reason = (
+                f"record is {mapper._type_name(obj)}, expected an object"
+                if not isinstance(obj, dict)
+                else "record has no id"
+                if not raw_id
+                else f"id {raw_id!r} is not an OpenAlex work, author, institution, source or topic id"
+            )
+            reject(line_number, raw, reason, external_id=external_id)
+            continue
+        handler = ENTITY_HANDLERS[kind]
+        try:
+            record = handler.map(obj)
+        except MappingError as exc:
+            reject(line_number, raw, str(exc), kind=kind, external_id=external_id)
+            continue
+        key = handler.key(record)
+        if (kind, key) in first_line_of:
+            reject(
+                line_number, raw, f"duplicate of {key} at line {first_line_of[(kind, key)]} in the same batch",
+                kind=kind, external_id=key,
+            )
+            continue
+        first_line_of[(kind, key)] = line_number
+        batch.records.setdefault(kind, []).append(record)
+    return batch
+
+
+# Entity order matters: works reference the others, which are then already there in full.
+_WRITE_ORDER = ("topics", "sources", "institutions", "authors", "works")
+_RETRYABLE_SQLSTATES = {"40P01", "40001"}  # deadlock detected, serialization failure
+
+
+def _is_retryable(exc: DatabaseError) -> bool:
+    if isinstance(exc, IntegrityError):
+        return True  # a concurrent batch took an identifier first; the retry sees it and adapts
+    return getattr(getattr(exc, "__cause__", None), "sqlstate", None) in _RETRYABLE_SQLSTATES
+
+
+def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, int]:
+    """Write one parsed batch; the caller holds the transaction."""
+    totals = {"created": 0, "updated": 0, "unchanged": 0}
+    touched: set[int] = set()
+    issues = list(batch.issues)
+    with connection.cursor() as cursor:
+        raw_cursor = cursor.cursor  # psycopg's own cursor, for COPY
+        for kind in _WRITE_ORDER:
+            records = batch.records.get(kind)
+            if not records:
+                continue
+            result = ENTITY_HANDLERS[kind].write(raw_cursor, records)
+            totals["created"] += result.created
+            totals["updated"] += result.updated
+            totals["unchanged"] += result.unchanged
+            touched |= result.touched_researcher_ids
+            issues.extend(
+                ImportIssue(
+                    run_id=run_id, severity=ImportIssue.Severity.WARNING, path=path, entity=kind,
+                    external_id=warning.external_id, reason=warning.reason,
+                )
+                for warning in result.warnings
+            )
+    if issues:
+        ImportIssue.objects.bulk_create(issues, batch_size=1000)
+    researcher_metrics_refresh(researcher_ids=touched)
+    totals["failed"] = sum(1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR)
+    return totals
+
+
+def _count(run_id: int, *, read: int, totals: dict[str, int], chunk_finished: bool) -> None:
+    ImportRun.objects.filter(id=run_id).update(
+        read_count=F("read_count") + read,
+        created_count=F("created_count") + totals["created"],
+        updated_count=F("updated_count") + totals["updated"],
+        unchanged_count=F("unchanged_count") + totals["unchanged"],
+        failed_count=F("failed_count") + totals["failed"],
+        chunks_done=F("chunks_done") + (1 if chunk_finished else 0),
+    )
+
+
+def import_batch_commit(
+    *,
+    chunk: ImportChunk,
+    lines: Sequence[tuple[int, bytes]],
+    next_line: int,
+    next_byte: int | None,
+    final: bool,
+) -> bool:
+    """Commit one batch of a chunk. Returns False when another worker already committed it.
+
+    The chunk row is advanced with a compare-and-set on next_line in the same transaction as
+    the writes: of two workers that got the same chunk, only one commits each batch.
+    """
+    parsed = parse_batch(lines, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id)
+    for attempt in range(3):
+        try:
+            with transaction.atomic():
+                advanced = ImportChunk.objects.filter(id=chunk.id, next_line=chunk.next_line, done=False).update(
+                    next_line=next_line, next_byte=next_byte, done=final
+                )
+                if not advanced:
+                    return False
+                totals = _write_parsed(parsed, run_id=chunk.run_id, path=chunk.path)
+                _count(chunk.run_id, read=parsed.read, totals=totals, chunk_finished=final)
+            break
+        except DatabaseError as exc:
+            if attempt == 2 or not _is_retryable(exc):
+                raise
+            logger.warning("import batch of chunk %s retried after %s", chunk.id, exc)
+    chunk.next_line, chunk.next_byte, chunk.done = next_line, next_byte, final
+    return True
+
+
+def import_run_create(*, paths: Sequence[str], chunk_lines: int | None = None) -> tuple[ImportRun, list[str]]:
+    """Plan an import of snapshot files: one run, its chunks. Raises SnapshotPathError."""
+    files, skipped = snapshot.discover(list(paths))
+    chunk_lines = chunk_lines or settings.IMPORT_CHUNK_LINES
+    plans = [plan for file in files for plan in snapshot.plan_chunks(file, chunk_lines=chunk_lines)]
+    with transaction.atomic():
+        run = ImportRun.objects.create(
+            source="openalex",
+            description="\n".join(str(p) for p in paths),
+            records_total=sum(plan.end_line - plan.start_line for plan in plans),
+            chunks_total=len(plans),
+        )
+        ImportChunk.objects.bulk_create(
+            ImportChunk(
+                run=run, path=str(plan.path), entity=plan.entity or "",
+                start_line=plan.start_line, end_line=plan.end_line, start_byte=plan.start_byte,
+                next_line=plan.start_line, next_byte=plan.start_byte,
+            )
+            for plan in plans
+        )
+        if not plans:
+            ImportRun.objects.filter(id=run.id).update(
+                status=ImportRun.Status.SUCCEEDED, started_at=timezone.now(), finished_at=timezone.now()
+            )
+    run.refresh_from_db()
+    return run, skipped
+
+
+def _mark_running(run_id: int) -> None:
+    ImportRun.objects.filter(id=run_id, status=ImportRun.Status.PENDING).update(
+        status=ImportRun.Status.RUNNING, started_at=timezone.now()
+    )
+
+
+def import_run_finish_if_complete(*, run_id: int) -> bool:
+    """Mark the run succeeded once every chunk is done. Safe to call any number of times."""
+    finished = (
+        ImportRun.objects.filter(id=run_id, status__in=[ImportRun.Status.PENDING, ImportRun.Status.RUNNING])
+        .exclude(chunks__done=False)
+        .update(status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now())
+    )
+    return bool(finished)
+
+
+def import_run_fail(*, run_id: int, error: str) -> None:
+    ImportRun.objects.filter(id=run_id).exclude(status=ImportRun.Status.SUCCEEDED).update(
+        status=ImportRun.Status.FAILED, error=error[:10_000], finished_at=timezone.now()
+    )
+
+
+def import_chunk_process(
+    *, chunk_id: int, batch_size: int | None = None, on_progress: ProgressCallback | None = None
+) -> None:
+    """Import one chunk from where it last committed. Returns quietly if it is gone or done."""
+    chunk = ImportChunk.objects.filter(id=chunk_id).first()
+    if chunk is None:
+        return
+    if chunk.done:
+        import_run_finish_if_complete(run_id=chunk.run_id)
+        return
+    batch_size = batch_size or settings.IMPORT_BATCH_SIZE
+    _mark_running(chunk.run_id)
+    path = Path(chunk.path)
+    is_document = snapshot.is_document(path)
+    batch: list[tuple[int, bytes]] = []
+    next_byte = chunk.next_byte
+    lines = snapshot.read_lines(
+        path, start_line=chunk.next_line, end_line=chunk.end_line,
+        start_byte=chunk.next_byte, is_document=is_document,
+    )
+    for line_number, offset, raw in lines:
+        batch.append((line_number, raw))
+        next_byte = offset
+        if len(batch) >= batch_size and line_number < chunk.end_line:
+            if not import_batch_commit(chunk=chunk, lines=batch, next_line=line_number, next_byte=next_byte, final=False):
+                return
+            if on_progress:
+                on_progress(len(batch))
+            batch = []
+    if import_batch_commit(chunk=chunk, lines=batch, next_line=chunk.end_line, next_byte=next_byte, final=True):
+        if on_progress:
+            on_progress(len(batch))
+    import_run_finish_if_complete(run_id=chunk.run_id)
+
+
+def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = None) -> ImportRun:
+    """Process every chunk of a run in this process (the --sync path)."""
+    for chunk_id in ImportChunk.objects.filter(run_id=run_id, done=False).values_list("id", flat=True):
+        import_chunk_process(chunk_id=chunk_id, on_progress=on_progress)
+    import_run_finish_if_complete(run_id=run_id)
+    return ImportRun.objects.get(id=run_id)
+
+
+def import_query_run_create(*, query: str) -> ImportRun:
+    return ImportRun.objects.create(source="openalex-api", description=query)
+
+
+def import_query_process(
+    *, run_id: int, query: str, client: Any, on_progress: ProgressCallback | None = None
+) -> ImportRun:
+    """Import the works an OpenAlex API filter returns, page by page, one batch per page.
+
+    Re-running the same query is safe: unchanged works are recognised and skipped.
+    """
+    _mark_running(run_id)
+    line_number = 0
+    for page in client.iter_work_pages(query):
+        lines = []
+        for record in page:
+            line_number += 1
+            lines.append((line_number, orjson.dumps(record)))
+        parsed = parse_batch(lines, entity="works", path=f"openalex api: {query}", run_id=run_id)
+        with transaction.atomic():
+            totals = _write_parsed(parsed, run_id=run_id, path=f"openalex api: {query}")
+            _count(run_id, read=parsed.read, totals=totals, chunk_finished=False)
+        if on_progress:
+            on_progress(len(lines))
+    ImportRun.objects.filter(id=run_id).update(
+        status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now(), records_total=F("read_count")
+    )
+    return ImportRun.objects.get(id=run_id)

@@ -1,0 +1,44 @@
+"""Celery tasks for imports: thin wrappers that call publications.services."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import group, shared_task
+from django.db import transaction
+
+from . import services
+from .importers.openalex.client import OpenAlexClient
+from .models import ImportChunk
+
+logger = logging.getLogger(__name__)
+
+
+# A chunk is at most IMPORT_CHUNK_LINES records; an hour is far beyond what one needs, and a
+# hard limit keeps a stuck chunk from holding a worker forever (it resumes when redelivered).
+@shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=60 * 60)
+def import_chunk(chunk_id: int) -> None:
+    try:
+        services.import_chunk_process(chunk_id=chunk_id)
+    except Exception as exc:
+        run_id = ImportChunk.objects.filter(id=chunk_id).values_list("run_id", flat=True).first()
+        if run_id:
+            services.import_run_fail(run_id=run_id, error=f"chunk {chunk_id}: {exc!r}")
+        raise
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=6 * 60 * 60)
+def import_query(run_id: int, query: str) -> None:
+    try:
+        with OpenAlexClient() as client:
+            services.import_query_process(run_id=run_id, query=query, client=client)
+    except Exception as exc:
+        services.import_run_fail(run_id=run_id, error=repr(exc))
+        raise
+
+
+def import_run_enqueue(run_id: int) -> None:
+    """Fan the run's chunks out to the workers, once the run is committed."""
+    chunk_ids = list(ImportChunk.objects.filter(run_id=run_id, done=False).values_list("id", flat=True))
+    if chunk_ids:
+        transaction.on_commit(lambda: group(import_chunk.si(chunk_id) for chunk_id in chunk_ids).apply_async())

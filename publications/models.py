@@ -28,6 +28,7 @@ class Source(models.Model):
     type = models.CharField(max_length=50, blank=True)
     homepage = models.URLField(max_length=500, blank=True)
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -61,6 +62,7 @@ class Topic(models.Model):
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
     description = models.TextField(blank=True)
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -93,6 +95,7 @@ class Work(models.Model):
         db_persist=True,
     )
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -94,6 +94,8 @@ def parse_batch(
                 if not isinstance(obj, dict)
                 else "record has no id"
                 if not raw_id
+                else f"id is {mapper._type_name(raw_id)}, expected a string"
+                if not isinstance(raw_id, str)
                 else f"id {raw_id!r} is not an OpenAlex work, author, institution, source or topic id"
             )
             reject(line_number, raw, reason, external_id=external_id)

@@ -24,6 +24,7 @@ class Institution(models.Model):
     # Used to corroborate claims: a verified email at one of these domains.
     email_domains = ArrayField(models.CharField(max_length=253), default=list, blank=True)
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -81,6 +82,7 @@ class Researcher(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_records"
     )
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
+    source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -26,3 +26,5 @@ STORAGES = {
 }
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F405
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# Several checkouts or sessions on one machine can each keep their own test database.
+DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="test_bzpeer")}  # noqa: F405

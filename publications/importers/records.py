@@ -19,7 +19,11 @@ class MappingError(ValueError):
 
 
 def content_hash(record: object) -> str:
-    payload = orjson.dumps(dataclasses.asdict(record), option=orjson.OPT_SORT_KEYS)  # type: ignore[call-overload]
+    """Hash of what we store. The source's own modification date is left out: a record that was
+    only re-stamped upstream is unchanged for us."""
+    fields = dataclasses.asdict(record)  # type: ignore[call-overload]
+    fields.pop("source_updated_at", None)
+    payload = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
     return hashlib.md5(payload, usedforsecurity=False).hexdigest()
 
 
@@ -41,6 +45,8 @@ class InstitutionRecord:
     type: str = ""
     homepage: str = ""
     email_domains: tuple[str, ...] = ()
+    # When the source last changed the record; an older copy never overwrites a newer one.
+    source_updated_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,8 @@ class SourceRecord:
     issn_l: str = ""
     type: str = ""
     homepage: str = ""
+    # When the source last changed the record; an older copy never overwrites a newer one.
+    source_updated_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +71,8 @@ class TopicRecord:
     code: str = ""
     parent_external_id: str | None = None
     description: str = ""
+    # When the source last changed the record; an older copy never overwrites a newer one.
+    source_updated_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +117,8 @@ class WorkRecord:
     language: str = ""
     authorships: tuple[AuthorshipRecord, ...] = ()
     topics: tuple[WorkTopicRecord, ...] = ()
+    # When the source last changed the record; an older copy never overwrites a newer one.
+    source_updated_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,3 +136,5 @@ class ResearcherRecord:
     orcid: str | None = None
     last_known_institution: InstitutionRef | None = None
     affiliations: tuple[AffiliationRecord, ...] = field(default_factory=tuple)
+    # When the source last changed the record; an older copy never overwrites a newer one.
+    source_updated_at: str | None = None

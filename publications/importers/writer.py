@@ -80,13 +80,14 @@ _SOURCE_COLUMNS = [
     ("type", "text"),
     ("homepage", "text"),
     ("content_hash", "text"),
+    ("source_updated_at", "timestamptz"),
 ]
 
 
 def _source_rows(records: Iterable[SourceRecord], *, hashed: bool) -> list[tuple]:
     return [
         (r.openalex_id, r.name[:500], r.abbreviated_name, r.issn_l, r.type[:50], r.homepage,
-         content_hash(r) if hashed else "")
+         content_hash(r) if hashed else "", r.source_updated_at)
         for r in records
     ]
 
@@ -113,14 +114,18 @@ def write_sources(cursor, records: Sequence[SourceRecord]) -> WriteResult:  # no
     cursor.execute(
         """
         INSERT INTO publications_source AS s
-            (openalex_id, name, abbreviated_name, issn_l, type, homepage, content_hash, created_at, updated_at)
-        SELECT openalex_id, name, abbreviated_name, issn_l, type, homepage, content_hash, now(), now()
+            (openalex_id, name, abbreviated_name, issn_l, type, homepage, content_hash, source_updated_at,
+             created_at, updated_at)
+        SELECT openalex_id, name, abbreviated_name, issn_l, type, homepage, content_hash, source_updated_at,
+               now(), now()
         FROM stage_source ORDER BY openalex_id
         ON CONFLICT (openalex_id) DO UPDATE SET
             name = EXCLUDED.name, abbreviated_name = EXCLUDED.abbreviated_name,
             issn_l = EXCLUDED.issn_l, type = EXCLUDED.type, homepage = EXCLUDED.homepage,
-            content_hash = EXCLUDED.content_hash, updated_at = now()
+            content_hash = EXCLUDED.content_hash, source_updated_at = EXCLUDED.source_updated_at,
+            updated_at = now()
         WHERE s.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+          AND (EXCLUDED.source_updated_at < s.source_updated_at) IS NOT TRUE
         RETURNING (xmax = 0)
         """
     )
@@ -139,6 +144,7 @@ _INSTITUTION_COLUMNS = [
     ("homepage", "text"),
     ("email_domains", "text[]"),
     ("content_hash", "text"),
+    ("source_updated_at", "timestamptz"),
 ]
 
 
@@ -150,7 +156,7 @@ def upsert_institution_refs(cursor, institutions: Iterable[InstitutionRef]) -> N
         cursor,
         "stage_institution_ref",
         _INSTITUTION_COLUMNS,
-        [(i.openalex_id, i.ror, i.name[:500], i.country_code, i.type[:50], "", [], "") for i in unique.values()],
+        [(i.openalex_id, i.ror, i.name[:500], i.country_code, i.type[:50], "", [], "", None) for i in unique.values()],
     )
     # A ROR already held by another record would make the row conflict on ror and be skipped;
     # the second statement inserts those without the ROR so the institution itself is not lost.
@@ -178,7 +184,7 @@ def write_institutions(cursor, records: Sequence[InstitutionRecord]) -> WriteRes
         _INSTITUTION_COLUMNS,
         [
             (r.openalex_id, r.ror, r.name[:500], r.country_code, r.type[:50], r.homepage,
-             list(r.email_domains), content_hash(r))
+             list(r.email_domains), content_hash(r), r.source_updated_at)
             for r in records
         ],
     )
@@ -195,15 +201,18 @@ def write_institutions(cursor, records: Sequence[InstitutionRecord]) -> WriteRes
         """
         INSERT INTO researchers_institution AS t
             (openalex_id, ror, name, country_code, type, homepage, email_domains, content_hash,
-             created_at, updated_at)
-        SELECT openalex_id, ror, name, country_code, type, homepage, email_domains, content_hash, now(), now()
+             source_updated_at, created_at, updated_at)
+        SELECT openalex_id, ror, name, country_code, type, homepage, email_domains, content_hash,
+               source_updated_at, now(), now()
         FROM stage_institution ORDER BY openalex_id
         ON CONFLICT (openalex_id) DO UPDATE SET
             ror = EXCLUDED.ror, name = EXCLUDED.name, country_code = EXCLUDED.country_code,
             type = EXCLUDED.type, homepage = EXCLUDED.homepage,
             email_domains = ARRAY(SELECT DISTINCT unnest(t.email_domains || EXCLUDED.email_domains)),
-            content_hash = EXCLUDED.content_hash, updated_at = now()
+            content_hash = EXCLUDED.content_hash, source_updated_at = EXCLUDED.source_updated_at,
+            updated_at = now()
         WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+          AND (EXCLUDED.source_updated_at < t.source_updated_at) IS NOT TRUE
         RETURNING (xmax = 0)
         """
     )
@@ -221,6 +230,7 @@ _TOPIC_COLUMNS = [
     ("parent_external_id", "text"),
     ("description", "text"),
     ("content_hash", "text"),
+    ("source_updated_at", "timestamptz"),
 ]
 
 
@@ -242,7 +252,7 @@ def upsert_topic_refs(cursor, topics: Iterable[TopicRecord]) -> None:  # noqa: A
         cursor,
         "stage_topic_ref",
         _TOPIC_COLUMNS,
-        [(t.external_id, t.name[:300], t.code, t.level, t.parent_external_id, t.description, "")
+        [(t.external_id, t.name[:300], t.code, t.level, t.parent_external_id, t.description, "", None)
          for t in unique.values()],
     )
     cursor.execute(
@@ -262,17 +272,22 @@ def write_topics(cursor, records: Sequence[tuple[TopicRecord, tuple[TopicRecord,
         cursor,
         "stage_topic",
         _TOPIC_COLUMNS,
-        [(t.external_id, t.name[:300], t.code, t.level, t.parent_external_id, t.description, content_hash(t))
+        [(t.external_id, t.name[:300], t.code, t.level, t.parent_external_id, t.description, content_hash(t),
+          t.source_updated_at)
          for t, _ in records],
     )
     cursor.execute(
         """
-        INSERT INTO publications_topic AS t (external_id, name, code, level, description, content_hash)
-        SELECT external_id, name, code, level, description, content_hash FROM stage_topic ORDER BY external_id
+        INSERT INTO publications_topic AS t
+            (external_id, name, code, level, description, content_hash, source_updated_at)
+        SELECT external_id, name, code, level, description, content_hash, source_updated_at
+        FROM stage_topic ORDER BY external_id
         ON CONFLICT (external_id) DO UPDATE SET
             name = EXCLUDED.name, code = EXCLUDED.code, level = EXCLUDED.level,
-            description = EXCLUDED.description, content_hash = EXCLUDED.content_hash
+            description = EXCLUDED.description, content_hash = EXCLUDED.content_hash,
+            source_updated_at = EXCLUDED.source_updated_at
         WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+          AND (EXCLUDED.source_updated_at < t.source_updated_at) IS NOT TRUE
         RETURNING (xmax = 0)
         """
     )
@@ -338,12 +353,12 @@ def write_researchers(cursor, records: Sequence[ResearcherRecord]) -> WriteResul
         "stage_researcher",
         [("openalex_id", "text"), ("display_name", "text"), ("name_normalized", "text"),
          ("alternate_names", "text[]"), ("orcid", "text"), ("institution_openalex_id", "text"),
-         ("slug", "text"), ("content_hash", "text")],
+         ("slug", "text"), ("content_hash", "text"), ("source_updated_at", "timestamptz")],
         [
             (r.openalex_id, r.display_name[:500], normalize_name(r.display_name)[:500],
              [name[:500] for name in r.alternate_names], r.orcid,
              r.last_known_institution.openalex_id if r.last_known_institution else None,
-             researcher_slug(r.display_name, r.openalex_id), content_hash(r))
+             researcher_slug(r.display_name, r.openalex_id), content_hash(r), r.source_updated_at)
             for r in records
         ],
     )
@@ -360,17 +375,19 @@ def write_researchers(cursor, records: Sequence[ResearcherRecord]) -> WriteResul
         f"""
         INSERT INTO researchers_researcher AS r
             (openalex_id, slug, display_name, name_normalized, alternate_names, orcid,
-             last_known_institution_id, content_hash, {_RESEARCHER_INSERT_DEFAULTS})
+             last_known_institution_id, content_hash, source_updated_at, {_RESEARCHER_INSERT_DEFAULTS})
         SELECT s.openalex_id, s.slug, s.display_name, s.name_normalized, s.alternate_names, s.orcid,
-               i.id, s.content_hash, {_RESEARCHER_INSERT_VALUES}
+               i.id, s.content_hash, s.source_updated_at, {_RESEARCHER_INSERT_VALUES}
         FROM stage_researcher s LEFT JOIN researchers_institution i ON i.openalex_id = s.institution_openalex_id
         ORDER BY s.openalex_id
         ON CONFLICT (openalex_id) DO UPDATE SET
             display_name = EXCLUDED.display_name, name_normalized = EXCLUDED.name_normalized,
             alternate_names = EXCLUDED.alternate_names, orcid = COALESCE(EXCLUDED.orcid, r.orcid),
             last_known_institution_id = EXCLUDED.last_known_institution_id,
-            content_hash = EXCLUDED.content_hash, updated_at = now()
+            content_hash = EXCLUDED.content_hash, source_updated_at = EXCLUDED.source_updated_at,
+            updated_at = now()
         WHERE r.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+          AND (EXCLUDED.source_updated_at < r.source_updated_at) IS NOT TRUE
         RETURNING r.id, (xmax = 0)
         """
     )
@@ -447,13 +464,14 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
          ("abstract", "text"), ("type", "text"), ("publication_date", "date"), ("publication_year", "int"),
          ("source_openalex_id", "text"), ("cited_by_count", "int"), ("counts_by_year", "text"),
          ("open_access_url", "text"), ("code_url", "text"), ("language", "text"),
-         ("authors_count", "int"), ("content_hash", "text")],
+         ("authors_count", "int"), ("content_hash", "text"), ("source_updated_at", "timestamptz")],
         [
             (r.openalex_id, identifiers[r.openalex_id]["doi"], identifiers[r.openalex_id]["arxiv_id"],
              r.title, r.abstract, r.type[:40], r.publication_date, r.publication_year,
              r.source.openalex_id if r.source else None, r.cited_by_count,
              orjson.dumps({str(year): count for year, count in r.counts_by_year}).decode(),
-             r.open_access_url, r.code_url, r.language, len(r.authorships), content_hash(r))
+             r.open_access_url, r.code_url, r.language, len(r.authorships), content_hash(r),
+             r.source_updated_at)
             for r in records
         ],
     )
@@ -475,10 +493,10 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
         INSERT INTO publications_work AS w
             (openalex_id, doi, arxiv_id, title, abstract, type, publication_date, publication_year,
              source_id, cited_by_count, counts_by_year, open_access_url, code_url, language,
-             authors_count, content_hash, created_at, updated_at)
+             authors_count, content_hash, source_updated_at, created_at, updated_at)
         SELECT s.openalex_id, s.doi, s.arxiv_id, s.title, s.abstract, s.type, s.publication_date,
                s.publication_year, src.id, s.cited_by_count, s.counts_by_year::jsonb, s.open_access_url,
-               s.code_url, s.language, s.authors_count, s.content_hash, now(), now()
+               s.code_url, s.language, s.authors_count, s.content_hash, s.source_updated_at, now(), now()
         FROM stage_work s LEFT JOIN publications_source src ON src.openalex_id = s.source_openalex_id
         ORDER BY s.openalex_id
         ON CONFLICT (openalex_id) DO UPDATE SET
@@ -488,8 +506,10 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
             cited_by_count = EXCLUDED.cited_by_count, counts_by_year = EXCLUDED.counts_by_year,
             open_access_url = EXCLUDED.open_access_url, code_url = EXCLUDED.code_url,
             language = EXCLUDED.language, authors_count = EXCLUDED.authors_count,
-            content_hash = EXCLUDED.content_hash, updated_at = now()
+            content_hash = EXCLUDED.content_hash, source_updated_at = EXCLUDED.source_updated_at,
+            updated_at = now()
         WHERE w.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+          AND (EXCLUDED.source_updated_at < w.source_updated_at) IS NOT TRUE
         RETURNING w.id, w.openalex_id, (xmax = 0)
         """
     )

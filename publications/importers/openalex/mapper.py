@@ -7,8 +7,9 @@ Handles the schemas OpenAlex has served since 2021: the legacy `host_venue` and 
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -213,6 +214,18 @@ def _topic_with_ancestors(obj: dict[str, Any]) -> tuple[TopicRecord, tuple[Topic
     return topic, tuple(ancestors)
 
 
+def _updated_at(obj: dict[str, Any]) -> str | None:
+    """OpenAlex's updated_date ('2025-06-11T00:03:37.532706' or '2023-04-21'), validated."""
+    value = obj.get("updated_date") or obj.get("updated")
+    if not isinstance(value, str):
+        return None
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return value
+
+
 def _require_object(obj: object) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise MappingError(f"record is {_type_name(obj)}, expected an object")
@@ -315,6 +328,7 @@ def map_work(obj: object) -> WorkRecord:
         language=str(_field(work, "language", str, ""))[:10],
         authorships=tuple(authorships),
         topics=tuple(topics.values()),
+        source_updated_at=_updated_at(work),
     )
 
 
@@ -358,6 +372,7 @@ def map_author(obj: object) -> ResearcherRecord:
         orcid=orcid,
         last_known_institution=_institution_ref(last_known[0]) if last_known else None,
         affiliations=tuple(dict.fromkeys(affiliations)),
+        source_updated_at=_updated_at(author),
     )
 
 
@@ -376,6 +391,7 @@ def map_institution(obj: object) -> InstitutionRecord:
         type=_field(institution, "type", str, ""),
         homepage=homepage,
         email_domains=email_domain_from(homepage),
+        source_updated_at=_updated_at(institution),
     )
 
 
@@ -392,6 +408,7 @@ def map_source(obj: object) -> SourceRecord:
         issn_l=_field(source, "issn_l", str, "")[:9],
         type=_field(source, "type", str, ""),
         homepage=_field(source, "homepage_url", str, "")[:500],
+        source_updated_at=_updated_at(source),
     )
 
 
@@ -399,7 +416,8 @@ def map_topic(obj: object) -> tuple[TopicRecord, tuple[TopicRecord, ...]]:
     topic = _require_object(obj)
     if not _field(topic, "display_name", str, "").strip():
         raise MappingError("topic has no display_name")
-    return _topic_with_ancestors(topic)
+    record, ancestors = _topic_with_ancestors(topic)
+    return dataclasses.replace(record, source_updated_at=_updated_at(topic)), ancestors
 
 
 def entity_of_id(value: object) -> str | None:

@@ -46,8 +46,10 @@ class DoiField(forms.CharField):
     """A DOI in any usual spelling (https://doi.org/..., doi:..., any case), stored form out."""
 
     def to_python(self, value: Any) -> str:
-        value = normalize_doi(super().to_python(value))
-        if value and not _DOI.fullmatch(value):
+        raw_value = super().to_python(value)
+        value = normalize_doi(raw_value)
+        # Checked on the raw value: a bare "https://doi.org/" must not become "no filter".
+        if raw_value and not _DOI.fullmatch(value):
             raise forms.ValidationError(
                 "Enter a DOI such as 10.7717/peerj.4375 or https://doi.org/10.7717/peerj.4375.",
                 code="invalid",
@@ -60,8 +62,15 @@ class DoiFilter(filters.CharFilter):
 
 
 class ArxivIdField(forms.CharField):
+    """An arXiv id in any usual spelling; old and new id schemes are too varied to check, but a
+    prefix alone ("arXiv:") is refused rather than read as no filter."""
+
     def to_python(self, value: Any) -> str:
-        return normalize_arxiv_id(super().to_python(value))
+        raw_value = super().to_python(value)
+        value = normalize_arxiv_id(raw_value)
+        if raw_value and not value:
+            raise forms.ValidationError("Enter an arXiv id such as 2101.00001.", code="invalid")
+        return value
 
 
 class ArxivIdFilter(filters.CharFilter):

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.factories import ResearcherFactory, WorkFactory
+
+pytestmark = pytest.mark.django_db
+
+API_PATHS = {
+    "/api/v1/researchers/",
+    "/api/v1/researchers/{slug}/",
+    "/api/v1/researchers/{slug}/works/",
+    "/api/v1/works/",
+    "/api/v1/works/{id}/",
+}
+
+
+def test_the_schema_is_an_openapi_document_naming_every_endpoint(client):
+    response = client.get("/api/schema/", {"format": "json"})
+
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["openapi"].startswith("3.")
+    assert set(schema["paths"]) == API_PATHS
+    # Read-only: no operation other than GET is offered anywhere.
+    assert {method for operations in schema["paths"].values() for method in operations} == {"get"}
+
+
+def test_the_schema_documents_the_merged_record_redirect(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+
+    detail = schema["paths"]["/api/v1/researchers/{slug}/"]["get"]
+    assert "302" in detail["responses"]
+    assert "merged" in detail["description"]
+
+
+def test_the_schema_lists_the_filters(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+
+    def parameters(path: str) -> set[str]:
+        return {parameter["name"] for parameter in schema["paths"][path]["get"]["parameters"]}
+
+    assert {"search", "q", "openalex_id", "orcid", "page", "page_size"} <= parameters(
+        "/api/v1/researchers/"
+    )
+    assert {"openalex_id", "doi", "arxiv_id", "page", "page_size"} <= parameters("/api/v1/works/")
+
+
+def test_the_docs_page_loads_its_assets_locally(client):
+    response = client.get("/api/docs/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in html
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui.css" in html
+    # Any absolute http(s) URL would be a third-party host the page depends on.
+    assert re.findall(r"https?://", html) == []
+
+
+@pytest.fixture
+def endpoints():
+    ResearcherFactory(slug="someone")
+    work = WorkFactory()
+    return [
+        "/api/v1/researchers/",
+        "/api/v1/researchers/someone/",
+        "/api/v1/researchers/someone/works/",
+        "/api/v1/works/",
+        f"/api/v1/works/{work.id}/",
+    ]
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_every_endpoint_refuses_writes_with_a_405(client, endpoints, method):
+    for url in endpoints:
+        response = getattr(client, method)(url, data={}, content_type="application/json")
+
+        assert response.status_code == 405, url
+        assert "not allowed" in response.json()["detail"]
+
+
+def test_a_browser_gets_the_browsable_api_with_the_filter_form(client, endpoints):
+    for url in endpoints:
+        response = client.get(url, HTTP_ACCEPT="text/html")
+
+        assert response.status_code == 200, url
+        assert response["Content-Type"].startswith("text/html"), url

@@ -144,6 +144,9 @@ class WorkTopic(models.Model):
         constraints = [models.UniqueConstraint(fields=["work", "topic"], name="work_topic_unique")]
         indexes = [models.Index(fields=["topic", "work"], name="work_topic_topic_idx")]
 
+    def __str__(self) -> str:
+        return f"{self.topic_id} on {self.work_id} ({self.score:.2f})"
+
 
 class ImportRun(models.Model):
     class Status(models.TextChoices):

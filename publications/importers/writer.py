@@ -518,7 +518,6 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
     if not changed:
         return result
 
-    changed_ids = [work_id for work_id, _, _ in changed]
     updated_ids = [work_id for work_id, _, is_new in changed if not is_new]
     changed_openalex_ids = {openalex_id for _, openalex_id, _ in changed}
     if updated_ids:

@@ -208,6 +208,8 @@ def import_run_create(*, paths: Sequence[str], chunk_lines: int | None = None) -
     files, skipped = snapshot.discover(list(paths))
     chunk_lines = chunk_lines or settings.IMPORT_CHUNK_LINES
     plans = [plan for file in files for plan in snapshot.plan_chunks(file, chunk_lines=chunk_lines)]
+    # Referenced entities first, so works find their authors and venues already complete.
+    plans.sort(key=lambda plan: (_WRITE_ORDER.index(plan.entity) if plan.entity in _WRITE_ORDER else 9, str(plan.path)))
     with transaction.atomic():
         run = ImportRun.objects.create(
             source="openalex",

@@ -59,7 +59,9 @@ class Topic(models.Model):
     name = models.CharField(max_length=300)
     code = models.CharField(max_length=32, blank=True)
     level = models.CharField(max_length=10, choices=TopicLevel.choices, default=TopicLevel.TOPIC)
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
     description = models.TextField(blank=True)
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
     source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -80,7 +82,9 @@ class Work(models.Model):
     type = models.CharField(max_length=40, default=WorkType.ARTICLE)
     publication_date = models.DateField(null=True, blank=True)
     publication_year = models.PositiveSmallIntegerField(null=True, blank=True)
-    source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="works")
+    source = models.ForeignKey(
+        Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="works"
+    )
     cited_by_count = models.PositiveIntegerField(default=0)
     counts_by_year = models.JSONField(default=dict, blank=True)
     open_access_url = models.URLField(max_length=1000, blank=True)
@@ -115,7 +119,11 @@ class Authorship(models.Model):
 
     work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
     researcher = models.ForeignKey(
-        "researchers.Researcher", null=True, blank=True, on_delete=models.SET_NULL, related_name="authorships"
+        "researchers.Researcher",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="authorships",
     )
     position = models.PositiveSmallIntegerField()
     raw_name = models.CharField(max_length=500)
@@ -158,7 +166,9 @@ class ImportRun(models.Model):
     source = models.CharField(max_length=30, default="openalex")
     description = models.TextField(help_text="The paths or the query this run imports.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    records_total = models.PositiveBigIntegerField(default=0, help_text="Lines planned, when known.")
+    records_total = models.PositiveBigIntegerField(
+        default=0, help_text="Lines planned, when known."
+    )
     read_count = models.PositiveBigIntegerField(default=0)
     created_count = models.PositiveBigIntegerField(default=0)
     updated_count = models.PositiveBigIntegerField(default=0)

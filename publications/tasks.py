@@ -39,6 +39,10 @@ def import_query(run_id: int, query: str) -> None:
 
 def import_run_enqueue(run_id: int) -> None:
     """Fan the run's chunks out to the workers, once the run is committed."""
-    chunk_ids = list(ImportChunk.objects.filter(run_id=run_id, done=False).values_list("id", flat=True))
+    chunk_ids = list(
+        ImportChunk.objects.filter(run_id=run_id, done=False).values_list("id", flat=True)
+    )
     if chunk_ids:
-        transaction.on_commit(lambda: group(import_chunk.si(chunk_id) for chunk_id in chunk_ids).apply_async())
+        transaction.on_commit(
+            lambda: group(import_chunk.si(chunk_id) for chunk_id in chunk_ids).apply_async()
+        )

@@ -47,7 +47,9 @@ class Researcher(models.Model):
     orcid = models.CharField("ORCID iD", max_length=19, unique=True, null=True, blank=True)
     dblp_id = models.CharField(max_length=100, unique=True, null=True, blank=True)
     semantic_scholar_id = models.CharField(max_length=32, unique=True, null=True, blank=True)
-    scholar_id = models.CharField("Google Scholar id", max_length=32, unique=True, null=True, blank=True)
+    scholar_id = models.CharField(
+        "Google Scholar id", max_length=32, unique=True, null=True, blank=True
+    )
 
     last_known_institution = models.ForeignKey(
         Institution, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -94,7 +96,8 @@ class Researcher(models.Model):
         ]
         constraints = [
             models.CheckConstraint(
-                condition=~models.Q(merged_into=models.F("id")), name="researcher_not_merged_into_itself"
+                condition=~models.Q(merged_into=models.F("id")),
+                name="researcher_not_merged_into_itself",
             ),
         ]
 
@@ -107,8 +110,12 @@ class Researcher(models.Model):
 
 
 class Affiliation(models.Model):
-    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="affiliations")
-    institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="affiliations")
+    researcher = models.ForeignKey(
+        Researcher, on_delete=models.CASCADE, related_name="affiliations"
+    )
+    institution = models.ForeignKey(
+        Institution, on_delete=models.CASCADE, related_name="affiliations"
+    )
     role = models.CharField(max_length=200, blank=True)
     start_year = models.PositiveSmallIntegerField(null=True, blank=True)
     end_year = models.PositiveSmallIntegerField(null=True, blank=True)

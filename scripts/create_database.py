@@ -16,7 +16,9 @@ def main() -> int:
     name = parts.path.lstrip("/") or "bzpeer"
     admin_url = parts._replace(path="/postgres").geturl()
     with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as connection:
-        exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
         if not exists:
             connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
             print(f"created database {name}")

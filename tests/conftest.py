@@ -36,7 +36,9 @@ def run_import():
 
     def run(*paths, **options) -> ImportRun:
         before = ImportRun.objects.order_by("-id").values_list("id", flat=True).first() or 0
-        call_command("import_openalex", *[str(p) for p in paths], sync=True, no_progress=True, **options)
+        call_command(
+            "import_openalex", *[str(p) for p in paths], sync=True, no_progress=True, **options
+        )
         return ImportRun.objects.filter(id__gt=before).latest("id")
 
     return run

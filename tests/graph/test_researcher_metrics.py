@@ -17,9 +17,15 @@ def _work(number: int, cited: int, authors: list[str], topic: str = "T9800001") 
         "title": f"Work {number}",
         "publication_year": 2020 + number % 5,
         "cited_by_count": cited,
-        "counts_by_year": [{"year": 2024, "cited_by_count": cited // 2}, {"year": 2025, "cited_by_count": cited - cited // 2}],
+        "counts_by_year": [
+            {"year": 2024, "cited_by_count": cited // 2},
+            {"year": 2025, "cited_by_count": cited - cited // 2},
+        ],
         "authorships": [
-            {"author": {"id": f"https://openalex.org/{author}", "display_name": author}, "raw_author_name": author}
+            {
+                "author": {"id": f"https://openalex.org/{author}", "display_name": author},
+                "raw_author_name": author,
+            }
             for author in authors
         ],
         "topics": [{"id": f"https://openalex.org/{topic}", "display_name": topic, "score": 0.8}],
@@ -30,18 +36,36 @@ def _work(number: int, cited: int, authors: list[str], topic: str = "T9800001") 
 def test_metrics_follow_the_definitions(run_import, tmp_path: Path):
     # Citations 25, 12, 10, 4, 3, 0 -> h-index 4 (four works with at least 4 citations), i10 3.
     citations = [25, 12, 10, 4, 3, 0]
-    works = [_work(i, cited, ["A9700000001", "A9700000002"] if i == 0 else ["A9700000001"], f"T970000{i % 3}")
-             for i, cited in enumerate(citations)]
+    works = [
+        _work(
+            i,
+            cited,
+            ["A9700000001", "A9700000002"] if i == 0 else ["A9700000001"],
+            f"T970000{i % 3}",
+        )
+        for i, cited in enumerate(citations)
+    ]
     path = tmp_path / "works.jsonl"
     path.write_text("".join(json.dumps(w) + "\n" for w in works))
 
     run_import(path)
 
     main = Researcher.objects.get(openalex_id="A9700000001")
-    assert (main.works_count, main.cited_by_count, main.h_index, main.i10_index, main.topics_count) == (6, 54, 4, 3, 3)
+    assert (
+        main.works_count,
+        main.cited_by_count,
+        main.h_index,
+        main.i10_index,
+        main.topics_count,
+    ) == (6, 54, 4, 3, 3)
     assert main.citations_by_year == {"2024": 26, "2025": 28}
     coauthor = Researcher.objects.get(openalex_id="A9700000002")
-    assert (coauthor.works_count, coauthor.cited_by_count, coauthor.h_index, coauthor.i10_index) == (1, 25, 1, 1)
+    assert (
+        coauthor.works_count,
+        coauthor.cited_by_count,
+        coauthor.h_index,
+        coauthor.i10_index,
+    ) == (1, 25, 1, 1)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -15,12 +15,20 @@ from publications.models import ImportIssue, ImportRun, Work
 def test_good_records_land_and_every_bad_line_is_an_issue_with_its_reason(fixtures_dir):
     out = StringIO()
     call_command(
-        "import_openalex", str(fixtures_dir / "openalex/works_mixed.jsonl"), sync=True, no_progress=True, stdout=out
+        "import_openalex",
+        str(fixtures_dir / "openalex/works_mixed.jsonl"),
+        sync=True,
+        no_progress=True,
+        stdout=out,
     )
 
     run = ImportRun.objects.latest("id")
     assert run.status == ImportRun.Status.SUCCEEDED
-    assert set(Work.objects.values_list("openalex_id", flat=True)) == {"W9800000001", "W9800000002", "W9800000003"}
+    assert set(Work.objects.values_list("openalex_id", flat=True)) == {
+        "W9800000001",
+        "W9800000002",
+        "W9800000003",
+    }
     reasons = dict(
         ImportIssue.objects.filter(run=run, severity="error").values_list("line_number", "reason")
     )
@@ -56,7 +64,9 @@ def test_the_command_exits_non_zero_on_a_missing_path(tmp_path):
 
     result = subprocess.run(
         [sys.executable, "manage.py", "import_openalex", str(tmp_path / "nope.jsonl"), "--sync"],
-        capture_output=True, text=True, env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.test"},
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.test"},
     )
     assert result.returncode == 1
     assert "no such file or directory" in result.stderr

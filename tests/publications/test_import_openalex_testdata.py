@@ -53,11 +53,16 @@ def test_every_corpus_record_imports_or_is_rejected_with_a_reason(run_import, co
     run = run_import(*corpus)
 
     assert run.status == "succeeded"
-    assert run.read_count == run.created_count + run.updated_count + run.unchanged_count + run.failed_count
+    assert (
+        run.read_count
+        == run.created_count + run.updated_count + run.unchanged_count + run.failed_count
+    )
     rejected = ImportIssue.objects.filter(run=run, severity=ImportIssue.Severity.ERROR)
     assert rejected.count() == run.failed_count
     for issue in rejected:
-        assert issue.reason.startswith(UNUSABLE_REASONS) or "deleted author" in issue.reason, issue.reason
+        assert issue.reason.startswith(UNUSABLE_REASONS) or "deleted author" in issue.reason, (
+            issue.reason
+        )
         assert issue.raw, "a rejected record keeps its raw text"
 
     expected: dict[str, set[str]] = {entity: set() for entity in ENTITIES}
@@ -68,7 +73,9 @@ def test_every_corpus_record_imports_or_is_rejected_with_a_reason(run_import, co
             for record in _records_in(path):
                 if not record.get("id"):
                     continue
-                if folder.name == "works" and not (record.get("title") or record.get("display_name")):
+                if folder.name == "works" and not (
+                    record.get("title") or record.get("display_name")
+                ):
                     continue
                 if record.get("display_name") == "Deleted Author":
                     continue
@@ -76,7 +83,9 @@ def test_every_corpus_record_imports_or_is_rejected_with_a_reason(run_import, co
     assert len(expected["works"]) > 100
     assert expected["works"] <= set(Work.objects.values_list("openalex_id", flat=True))
     assert expected["authors"] <= set(Researcher.objects.values_list("openalex_id", flat=True))
-    assert expected["institutions"] <= set(Institution.objects.values_list("openalex_id", flat=True))
+    assert expected["institutions"] <= set(
+        Institution.objects.values_list("openalex_id", flat=True)
+    )
     assert expected["sources"] <= set(Source.objects.values_list("openalex_id", flat=True))
     assert expected["topics"] <= set(Topic.objects.values_list("external_id", flat=True))
 
@@ -91,7 +100,9 @@ def test_importing_the_corpus_twice_creates_and_updates_nothing_the_second_time(
     assert first.created_count > 0
     assert second.created_count == 0
     assert second.updated_count == 0
-    assert second.unchanged_count == first.created_count + first.updated_count + first.unchanged_count
+    assert (
+        second.unchanged_count == first.created_count + first.updated_count + first.unchanged_count
+    )
     assert Work.objects.count() == works_after_first
 
 

@@ -12,7 +12,10 @@ from researchers.models import Researcher
 
 
 def _work_lines(fixtures_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (fixtures_dir / "openalex/works_good.jsonl").read_text().splitlines()]
+    return [
+        json.loads(line)
+        for line in (fixtures_dir / "openalex/works_good.jsonl").read_text().splitlines()
+    ]
 
 
 def _write(path: Path, works: list[dict]) -> Path:
@@ -25,7 +28,11 @@ def test_an_updated_work_has_its_authorships_replaced(run_import, fixtures_dir, 
     works = _work_lines(fixtures_dir)
     run_import(_write(tmp_path / "v1.jsonl", works))
     second_work = works[1]
-    assert [a["raw_author_name"] for a in second_work["authorships"]] == ["Bo Sample", "Cyrille Témoin", "Ada Example"]
+    assert [a["raw_author_name"] for a in second_work["authorships"]] == [
+        "Bo Sample",
+        "Cyrille Témoin",
+        "Ada Example",
+    ]
 
     # Upstream dropped the middle author and moved Ada first.
     second_work["authorships"] = [second_work["authorships"][2], second_work["authorships"][0]]
@@ -34,7 +41,10 @@ def test_an_updated_work_has_its_authorships_replaced(run_import, fixtures_dir, 
 
     assert (run.created_count, run.updated_count, run.unchanged_count) == (0, 1, 2)
     work = Work.objects.get(openalex_id="W9800000002")
-    assert list(work.authorships.values_list("position", "raw_name")) == [(1, "Ada Example"), (2, "Bo Sample")]
+    assert list(work.authorships.values_list("position", "raw_name")) == [
+        (1, "Ada Example"),
+        (2, "Bo Sample"),
+    ]
     assert work.authors_count == 2
     cyrille = Researcher.objects.get(openalex_id="A9800000003")
     assert cyrille.works_count == 1  # only the third work is left to her
@@ -57,7 +67,9 @@ def test_an_older_copy_does_not_overwrite_a_newer_one(run_import, fixtures_dir, 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_doi_already_held_by_another_work_is_dropped_with_a_warning(run_import, fixtures_dir, tmp_path):
+def test_a_doi_already_held_by_another_work_is_dropped_with_a_warning(
+    run_import, fixtures_dir, tmp_path
+):
     from publications.models import ImportIssue
 
     works = _work_lines(fixtures_dir)
@@ -68,5 +80,8 @@ def test_a_doi_already_held_by_another_work_is_dropped_with_a_warning(run_import
     assert Work.objects.get(openalex_id="W9800000002").doi is None
     warning = ImportIssue.objects.get(run=run)
     assert warning.severity == ImportIssue.Severity.WARNING
-    assert warning.reason == "doi 10.99998/example.1 already belongs to W9800000001; imported without it"
+    assert (
+        warning.reason
+        == "doi 10.99998/example.1 already belongs to W9800000001; imported without it"
+    )
     assert run.failed_count == 0 and run.created_count == 1

@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 from werkzeug import Response
 
-from publications.importers.openalex.client import OpenAlexClient, OpenAlexError, OpenAlexRequestError
+from publications.importers.openalex.client import (
+    OpenAlexClient,
+    OpenAlexError,
+    OpenAlexRequestError,
+)
 
 NEXT_CURSOR = "IlsxMDAuMCwgMjkyMTAsICdodHRwczovL29wZW5hbGV4Lm9yZy9XMzAwMTg5NzA1NSddIg=="
 
@@ -23,15 +27,24 @@ def recorded(testdata_dir: Path):
 
 def _client(httpserver, **options) -> OpenAlexClient:
     options.setdefault("sleep", lambda seconds: None)
-    return OpenAlexClient(base_url=httpserver.url_for(""), mailto="bzpeer-tests@example.org", **options)
+    return OpenAlexClient(
+        base_url=httpserver.url_for(""), mailto="bzpeer-tests@example.org", **options
+    )
 
 
 def test_it_follows_the_cursor_until_an_empty_last_page(httpserver, recorded):
-    first = {"filter": "publication_year:2020", "per-page": "200", "cursor": "*", "mailto": "bzpeer-tests@example.org"}
+    first = {
+        "filter": "publication_year:2020",
+        "per-page": "200",
+        "cursor": "*",
+        "mailto": "bzpeer-tests@example.org",
+    }
     httpserver.expect_ordered_request("/works", query_string=first).respond_with_data(
         recorded("works/rh_works_cursor_page_covid19.json"), content_type="application/json"
     )
-    httpserver.expect_ordered_request("/works", query_string={**first, "cursor": NEXT_CURSOR}).respond_with_data(
+    httpserver.expect_ordered_request(
+        "/works", query_string={**first, "cursor": NEXT_CURSOR}
+    ).respond_with_data(
         recorded("works/oap_cursor_last_page_empty.json"), content_type="application/json"
     )
 
@@ -61,7 +74,10 @@ def test_a_400_raises_at_once_with_the_message_openalex_sent(httpserver, recorde
     )
     slept: list[float] = []
 
-    with _client(httpserver, sleep=slept.append) as client, pytest.raises(OpenAlexRequestError) as error:
+    with (
+        _client(httpserver, sleep=slept.append) as client,
+        pytest.raises(OpenAlexRequestError) as error,
+    ):
         list(client.iter_works("DOESNTEXIST:1"))
 
     assert error.value.status_code == 400

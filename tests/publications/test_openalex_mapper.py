@@ -48,7 +48,8 @@ def test_a_2025_work_maps_field_by_field(testdata_dir):
     assert (work.publication_year, work.publication_date) == (2018, "2018-02-13")
     assert work.source.name == "PeerJ" and work.source.openalex_id == "S1983995261"
     assert [(a.position, a.raw_name, a.author.openalex_id) for a in work.authorships] == [
-        (position, name, author_id) for position, (name, author_id) in enumerate(AUTHORS_OF_W2741809807, start=1)
+        (position, name, author_id)
+        for position, (name, author_id) in enumerate(AUTHORS_OF_W2741809807, start=1)
     ]
     assert work.authorships[0].author.orcid == "0000-0003-1613-5981"
     assert [i.name for i in work.authorships[2].institutions] == [
@@ -56,7 +57,9 @@ def test_a_2025_work_maps_field_by_field(testdata_dir):
         "Université du Québec à Montréal",
     ]
     assert work.authorships[0].institutions[0].ror == "05ppvf150"
-    assert work.abstract.startswith("Despite growing interest in Open Access (OA) to scholarly literature,")
+    assert work.abstract.startswith(
+        "Despite growing interest in Open Access (OA) to scholarly literature,"
+    )
     assert work.abstract.endswith("as a way to inform OA policy and practice.")
     assert [(t.topic.external_id, t.score) for t in work.topics] == [
         ("T10102", 0.9969),
@@ -78,7 +81,12 @@ def test_the_same_work_in_the_2023_schema_maps_to_the_same_identity(testdata_dir
     old = mapper.map_work(_load(testdata_dir, "api/works/go_W2741809807_2023schema.json"))
     new = mapper.map_work(_load(testdata_dir, "api/works/bv_W2741809807.json"))
 
-    assert (old.openalex_id, old.doi, old.title, old.source.name) == (new.openalex_id, new.doi, new.title, new.source.name)
+    assert (old.openalex_id, old.doi, old.title, old.source.name) == (
+        new.openalex_id,
+        new.doi,
+        new.title,
+        new.source.name,
+    )
     assert [a.raw_name for a in old.authorships] == [a.raw_name for a in new.authorships]
     # OpenAlex re-disambiguated the fourth author between the two snapshots; ids follow the record.
     old_ids = [a.author.openalex_id for a in old.authorships]
@@ -91,12 +99,18 @@ def test_the_same_work_in_the_2023_schema_maps_to_the_same_identity(testdata_dir
 
 
 def test_a_2021_snapshot_work_reads_the_legacy_venue_and_abstract(testdata_dir):
-    work = mapper.map_work(_first_line(testdata_dir, "snapshot/works/updated_date=2021-11-03/part_000"))
+    work = mapper.map_work(
+        _first_line(testdata_dir, "snapshot/works/updated_date=2021-11-03/part_000")
+    )
 
     assert work.openalex_id == "W1612067013"
     assert work.source.name == "Healthcare quarterly (Toronto)"
     assert work.doi == "10.12927/hcq.2008.19503"
-    assert [a.raw_name for a in work.authorships] == ["Kevin J. Leonard", "Mark Casselman", "David Wiljer"]
+    assert [a.raw_name for a in work.authorships] == [
+        "Kevin J. Leonard",
+        "Mark Casselman",
+        "David Wiljer",
+    ]
     assert work.authorships[0].institutions[0].name == "University of Toronto"
 
 
@@ -112,7 +126,9 @@ def test_an_arxiv_preprint_gets_its_arxiv_id_from_the_datacite_doi(testdata_dir)
 
 
 def test_a_work_without_an_arxiv_doi_finds_the_id_in_its_locations(testdata_dir):
-    works = {w["id"]: w for w in _load(testdata_dir, "api/works/oap_openalex_ids_page_2.json")["results"]}
+    works = {
+        w["id"]: w for w in _load(testdata_dir, "api/works/oap_openalex_ids_page_2.json")["results"]
+    }
     arxiv_only = mapper.map_work(works["https://openalex.org/W3045921891"])
     published = mapper.map_work(works["https://openalex.org/W3046863325"])
 
@@ -121,7 +137,9 @@ def test_a_work_without_an_arxiv_doi_finds_the_id_in_its_locations(testdata_dir)
 
 
 def test_a_work_with_no_authorships_maps_with_an_empty_byline(testdata_dir):
-    work = mapper.map_work(_load(testdata_dir, "api/works/pqa_work_doi_10.1007_s40278-023-41815-2.json"))
+    work = mapper.map_work(
+        _load(testdata_dir, "api/works/pqa_work_doi_10.1007_s40278-023-41815-2.json")
+    )
 
     assert work.authorships == ()
     assert work.doi == "10.1007/s40278-023-41815-2"
@@ -131,11 +149,17 @@ def test_authors_in_both_schemas_map_to_the_same_person(testdata_dir):
     old = mapper.map_author(_load(testdata_dir, "api/authors/go_A5023888391_2023schema.json"))
     new = mapper.map_author(_load(testdata_dir, "api/authors/bv_A5023888391.json"))
 
-    assert (old.openalex_id, old.display_name, old.orcid) == (new.openalex_id, new.display_name, new.orcid)
+    assert (old.openalex_id, old.display_name, old.orcid) == (
+        new.openalex_id,
+        new.display_name,
+        new.orcid,
+    )
     assert new.orcid == "0000-0001-6187-6610"
     assert old.last_known_institution.name == new.last_known_institution.name == "OurResearch"
     assert "Priem Jason" in new.alternate_names
-    johns_hopkins = next(a for a in new.affiliations if a.institution.name == "Johns Hopkins University")
+    johns_hopkins = next(
+        a for a in new.affiliations if a.institution.name == "Johns Hopkins University"
+    )
     assert (johns_hopkins.start_year, johns_hopkins.end_year) == (2020, 2020)
     assert old.affiliations == ()  # the 2023 schema had no affiliation history
 
@@ -152,7 +176,10 @@ def test_an_institution_gets_its_email_domain_from_its_homepage(testdata_dir):
 def test_a_topic_maps_with_its_hierarchy(testdata_dir):
     topic, ancestors = mapper.map_topic(_load(testdata_dir, "api/topics/bv_T11636.json"))
 
-    assert (topic.external_id, topic.name) == ("T11636", "Artificial Intelligence in Healthcare and Education")
+    assert (topic.external_id, topic.name) == (
+        "T11636",
+        "Artificial Intelligence in Healthcare and Education",
+    )
     assert topic.description.startswith("This cluster of papers")
     assert [a.name for a in ancestors] == ["Health Sciences", "Medicine", "Health Informatics"]
 
@@ -172,8 +199,13 @@ def test_our_fixture_work_keeps_code_url_and_escapes_nothing(fixtures_dir):
 
     assert first.doi == "10.99998/example.1"  # normalised: lower case, no URL prefix
     assert first.code_url == "https://github.com/example/optics"
-    assert first.abstract == "We study optical interconnects. Code is available at https://github.com/example/optics."
-    assert third.title == "A note on $O(n^2)$ <script>alert(1)</script> bounds"  # stored as is, escaped on output
+    assert (
+        first.abstract
+        == "We study optical interconnects. Code is available at https://github.com/example/optics."
+    )
+    assert (
+        third.title == "A note on $O(n^2)$ <script>alert(1)</script> bounds"
+    )  # stored as is, escaped on output
 
 
 @pytest.mark.parametrize(
@@ -181,14 +213,23 @@ def test_our_fixture_work_keeps_code_url_and_escapes_nothing(fixtures_dir):
     [
         ({"title": "no id"}, "record has no id"),
         ({"id": "https://openalex.org/A123", "title": "x"}, "id A123 is not a work id"),
-        ({"id": "https://openalex.org/W1", "title": 5}, "field 'title' is a number, expected a string"),
-        ({"id": "https://openalex.org/W1", "title": "x", "publication_year": "2020"},
-         "field 'publication_year' is a string, expected a number"),
-        ({"id": "https://openalex.org/W1", "title": "x", "authorships": [3]},
-         "authorship 1 is a number, expected an object"),
+        (
+            {"id": "https://openalex.org/W1", "title": 5},
+            "field 'title' is a number, expected a string",
+        ),
+        (
+            {"id": "https://openalex.org/W1", "title": "x", "publication_year": "2020"},
+            "field 'publication_year' is a string, expected a number",
+        ),
+        (
+            {"id": "https://openalex.org/W1", "title": "x", "authorships": [3]},
+            "authorship 1 is a number, expected an object",
+        ),
         ({"id": "https://openalex.org/W1", "title": "  "}, "work has no title"),
-        ({"id": "https://openalex.org/W1", "title": "x", "abstract_inverted_index": "text"},
-         "field 'abstract_inverted_index' is a string, expected an object"),
+        (
+            {"id": "https://openalex.org/W1", "title": "x", "abstract_inverted_index": "text"},
+            "field 'abstract_inverted_index' is a string, expected an object",
+        ),
     ],
 )
 def test_unusable_works_are_rejected_with_a_reason(record, reason):

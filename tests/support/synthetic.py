@@ -15,10 +15,52 @@ from pathlib import Path
 
 import orjson
 
-_SYLLABLES = ["an", "be", "chen", "da", "el", "fa", "gu", "hi", "io", "ja", "ko", "li", "mo", "na",
-              "or", "pe", "qi", "ru", "sa", "ta", "ul", "vi", "wu", "xi", "ya", "zo"]
-_WORDS = ["graph", "learning", "optical", "network", "memory", "sparse", "attention", "training",
-          "distributed", "inference", "latency", "energy", "protein", "quantum", "compiler", "cache"]
+_SYLLABLES = [
+    "an",
+    "be",
+    "chen",
+    "da",
+    "el",
+    "fa",
+    "gu",
+    "hi",
+    "io",
+    "ja",
+    "ko",
+    "li",
+    "mo",
+    "na",
+    "or",
+    "pe",
+    "qi",
+    "ru",
+    "sa",
+    "ta",
+    "ul",
+    "vi",
+    "wu",
+    "xi",
+    "ya",
+    "zo",
+]
+_WORDS = [
+    "graph",
+    "learning",
+    "optical",
+    "network",
+    "memory",
+    "sparse",
+    "attention",
+    "training",
+    "distributed",
+    "inference",
+    "latency",
+    "energy",
+    "protein",
+    "quantum",
+    "compiler",
+    "cache",
+]
 _TYPES = ["article"] * 7 + ["preprint"] * 2 + ["book-chapter"]
 
 
@@ -54,17 +96,27 @@ def iter_works(
             chosen.add(author)
             name = author_names.setdefault(author, _name(random.Random(author)))
             institution = author % institutions
-            authorships.append({
-                "author_position": "first" if position == 0 else "middle",
-                "author": {"id": f"https://openalex.org/A99{author:08d}", "display_name": name, "orcid": None},
-                "institutions": [{
-                    "id": f"https://openalex.org/I99{institution:06d}",
-                    "display_name": f"Institute {institution}",
-                    "ror": None, "country_code": "US", "type": "education",
-                }],
-                "raw_author_name": name,
-                "is_corresponding": position == 0,
-            })
+            authorships.append(
+                {
+                    "author_position": "first" if position == 0 else "middle",
+                    "author": {
+                        "id": f"https://openalex.org/A99{author:08d}",
+                        "display_name": name,
+                        "orcid": None,
+                    },
+                    "institutions": [
+                        {
+                            "id": f"https://openalex.org/I99{institution:06d}",
+                            "display_name": f"Institute {institution}",
+                            "ror": None,
+                            "country_code": "US",
+                            "type": "education",
+                        }
+                    ],
+                    "raw_author_name": name,
+                    "is_corresponding": position == 0,
+                }
+            )
         topic = rng.randrange(topics)
         year = rng.randint(1995, 2025)
         words = rng.sample(_WORDS, 6)
@@ -82,18 +134,34 @@ def iter_works(
             "publication_date": f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
             "type": rng.choice(_TYPES),
             "language": "en",
-            "primary_location": {"source": {
-                "id": f"https://openalex.org/S99{index % 500:06d}", "display_name": f"Journal {index % 500}",
-                "issn_l": None, "type": "journal",
-            }},
+            "primary_location": {
+                "source": {
+                    "id": f"https://openalex.org/S99{index % 500:06d}",
+                    "display_name": f"Journal {index % 500}",
+                    "issn_l": None,
+                    "type": "journal",
+                }
+            },
             "authorships": authorships,
-            "topics": [{
-                "id": f"https://openalex.org/T99{topic:04d}", "display_name": f"Topic {topic}", "score": 0.9,
-                "subfield": {"id": f"https://openalex.org/subfields/99{topic % 40:02d}",
-                             "display_name": f"Subfield {topic % 40}"},
-                "field": {"id": f"https://openalex.org/fields/99{topic % 8}", "display_name": f"Field {topic % 8}"},
-                "domain": {"id": "https://openalex.org/domains/9", "display_name": "Synthetic domain"},
-            }],
+            "topics": [
+                {
+                    "id": f"https://openalex.org/T99{topic:04d}",
+                    "display_name": f"Topic {topic}",
+                    "score": 0.9,
+                    "subfield": {
+                        "id": f"https://openalex.org/subfields/99{topic % 40:02d}",
+                        "display_name": f"Subfield {topic % 40}",
+                    },
+                    "field": {
+                        "id": f"https://openalex.org/fields/99{topic % 8}",
+                        "display_name": f"Field {topic % 8}",
+                    },
+                    "domain": {
+                        "id": "https://openalex.org/domains/9",
+                        "display_name": "Synthetic domain",
+                    },
+                }
+            ],
             "cited_by_count": cited,
             "counts_by_year": [{"year": 2024, "cited_by_count": cited // 2}] if cited else [],
             "abstract_inverted_index": inverted,
@@ -101,7 +169,13 @@ def iter_works(
 
 
 def write_works_snapshot(
-    folder: Path, *, works: int, authors: int | None = None, files: int = 1, gzipped: bool = False, seed: int = 7
+    folder: Path,
+    *,
+    works: int,
+    authors: int | None = None,
+    files: int = 1,
+    gzipped: bool = False,
+    seed: int = 7,
 ) -> list[Path]:
     """Write works as snapshot part files under folder/works/updated_date=2026-01-01/."""
     target = folder / "works" / "updated_date=2026-01-01"
@@ -109,7 +183,9 @@ def write_works_snapshot(
     paths = [target / (f"part_{i:03d}.gz" if gzipped else f"part_{i:03d}") for i in range(files)]
     handles = [gzip.open(p, "wb", compresslevel=1) if gzipped else open(p, "wb") for p in paths]  # noqa: SIM115
     try:
-        for index, work in enumerate(iter_works(works=works, authors=authors or max(1, works // 2), seed=seed)):
+        for index, work in enumerate(
+            iter_works(works=works, authors=authors or max(1, works // 2), seed=seed)
+        ):
             handles[index % files].write(orjson.dumps(work) + b"\n")
     finally:
         for handle in handles:

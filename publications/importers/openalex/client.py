@@ -84,12 +84,18 @@ class OpenAlexClient:
                     try:
                         return orjson.loads(response.content)
                     except orjson.JSONDecodeError as exc:
-                        raise OpenAlexError(f"OpenAlex sent invalid JSON for {response.url}: {exc}") from exc
+                        raise OpenAlexError(
+                            f"OpenAlex sent invalid JSON for {response.url}: {exc}"
+                        ) from exc
                 if response.status_code not in RETRYABLE_STATUSES:
-                    raise OpenAlexRequestError(response.status_code, _error_message(response), str(response.url))
+                    raise OpenAlexRequestError(
+                        response.status_code, _error_message(response), str(response.url)
+                    )
                 problem = f"HTTP {response.status_code}"
             if attempt == self.max_retries:
-                raise OpenAlexError(f"OpenAlex request {path} failed after {attempt + 1} attempts: {problem}")
+                raise OpenAlexError(
+                    f"OpenAlex request {path} failed after {attempt + 1} attempts: {problem}"
+                )
             delay = self._delay(attempt, response)
             logger.warning("OpenAlex %s %s (%s); retrying in %.1fs", path, params, problem, delay)
             self._sleep(delay)

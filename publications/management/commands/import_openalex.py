@@ -25,11 +25,23 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("paths", nargs="*", help="Snapshot files or folders (e.g. openalex-snapshot/data/works).")
-        parser.add_argument("--sync", action="store_true", help="Import in this process instead of on the workers.")
-        parser.add_argument("--query", help="An OpenAlex works filter, e.g. authorships.author.id:A5023888391.")
-        parser.add_argument("--chunk-lines", type=int, help="Lines per chunk task (default IMPORT_CHUNK_LINES).")
-        parser.add_argument("--no-progress", action="store_true", help="Do not draw the progress bar.")
+        parser.add_argument(
+            "paths",
+            nargs="*",
+            help="Snapshot files or folders (e.g. openalex-snapshot/data/works).",
+        )
+        parser.add_argument(
+            "--sync", action="store_true", help="Import in this process instead of on the workers."
+        )
+        parser.add_argument(
+            "--query", help="An OpenAlex works filter, e.g. authorships.author.id:A5023888391."
+        )
+        parser.add_argument(
+            "--chunk-lines", type=int, help="Lines per chunk task (default IMPORT_CHUNK_LINES)."
+        )
+        parser.add_argument(
+            "--no-progress", action="store_true", help="Do not draw the progress bar."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         paths: list[str] = options["paths"]
@@ -40,15 +52,22 @@ class Command(BaseCommand):
             run = services.import_query_run_create(query=query)
         else:
             try:
-                run, skipped = services.import_run_create(paths=paths, chunk_lines=options["chunk_lines"])
+                run, skipped = services.import_run_create(
+                    paths=paths, chunk_lines=options["chunk_lines"]
+                )
             except SnapshotPathError as exc:
                 raise CommandError(str(exc)) from exc
             for note in skipped:
                 self.stderr.write(f"skipped {note}")
-        self.stdout.write(f"Import run #{run.pk}: {run.records_total} lines in {run.chunks_total} chunk(s)")
+        self.stdout.write(
+            f"Import run #{run.pk}: {run.records_total} lines in {run.chunks_total} chunk(s)"
+        )
 
         progress = tqdm(
-            total=run.records_total or None, unit="rec", disable=options["no_progress"], file=self.stderr,
+            total=run.records_total or None,
+            unit="rec",
+            disable=options["no_progress"],
+            file=self.stderr,
             dynamic_ncols=True,
         )
         try:
@@ -58,7 +77,9 @@ class Command(BaseCommand):
                 run = self._run_on_workers(run, query, progress)
         except KeyboardInterrupt:
             progress.close()
-            where = "in this process; run it again to finish" if options["sync"] else "on the workers"
+            where = (
+                "in this process; run it again to finish" if options["sync"] else "on the workers"
+            )
             raise CommandError(f"interrupted; import run #{run.pk} goes on {where}") from None
         finally:
             progress.close()
@@ -84,18 +105,28 @@ class Command(BaseCommand):
                 tasks.import_run_enqueue(run.pk)
         except BrokerError as exc:
             services.import_run_fail(run_id=run.pk, error=f"broker unreachable: {exc}")
-            raise CommandError(f"cannot reach the Celery broker: {exc}; use --sync to import here") from exc
+            raise CommandError(
+                f"cannot reach the Celery broker: {exc}; use --sync to import here"
+            ) from exc
         started = time.monotonic()
         hinted = False
         while True:
             run.refresh_from_db()
             progress.n = run.read_count
-            progress.set_postfix(failed=run.failed_count, chunks=f"{run.chunks_done}/{run.chunks_total}")
+            progress.set_postfix(
+                failed=run.failed_count, chunks=f"{run.chunks_done}/{run.chunks_total}"
+            )
             progress.refresh()
             if run.is_finished:
                 return run
-            if not hinted and run.read_count == 0 and time.monotonic() - started > NO_WORKER_HINT_SECONDS:
-                self.stderr.write("still waiting for a Celery worker to pick the chunks up (is one running?)")
+            if (
+                not hinted
+                and run.read_count == 0
+                and time.monotonic() - started > NO_WORKER_HINT_SECONDS
+            ):
+                self.stderr.write(
+                    "still waiting for a Celery worker to pick the chunks up (is one running?)"
+                )
                 hinted = True
             time.sleep(POLL_SECONDS)
 

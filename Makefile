@@ -11,8 +11,10 @@ BENCH_WORKS ?= 200000
 
 .PHONY: run test bench lint format services install migrate demo clean
 
+# A one-line error naming the address tried, before anything is installed or started.
 services:
-	@$(PYTHON) scripts/check_services.py
+	$(eval SERVICES_PROBLEM := $(shell $(PYTHON) scripts/check_services.py 2>&1))
+	$(if $(SERVICES_PROBLEM),$(error $(SERVICES_PROBLEM)))
 
 $(BIN)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -16,7 +16,7 @@ DEFAULTS = {
 }
 
 
-def unreachable(name: str, url: str, default_port: int) -> str | None:
+def unreachable(name: str, variable: str, url: str, default_port: int) -> str | None:
     parts = urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or default_port
@@ -25,17 +25,18 @@ def unreachable(name: str, url: str, default_port: int) -> str | None:
             return None
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
-        return f"{name} is not reachable at {host}:{port} ({reason}); start it or set the URL."
+        return f"{name} is not reachable at {host}:{port} ({reason}); start it or set {variable}"
 
 
 def main() -> int:
     problems = []
     for variable, (name, default_url, default_port) in DEFAULTS.items():
-        problem = unreachable(name, os.environ.get(variable, default_url), default_port)
+        problem = unreachable(name, variable, os.environ.get(variable, default_url), default_port)
         if problem:
-            problems.append(f"{problem[:-1]} with {variable}.")
-    for problem in problems:
-        print(f"error: {problem}", file=sys.stderr)
+            problems.append(problem)
+    if problems:
+        # One line, so `make` can show it as its own error message.
+        print("; ".join(problems), file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from .base import *  # noqa: F403
 from .base import env
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-REDIS_URL = env.str("TEST_REDIS_URL", default="redis://127.0.0.1:6379/15")
+# Database 15 of the configured Redis, so tests never touch the development data.
+REDIS_URL = env.str("TEST_REDIS_URL", default=urlsplit(REDIS_URL)._replace(path="/15").geturl())  # noqa: F405
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",

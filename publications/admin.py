@@ -30,6 +30,7 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET
 
 from researchers.admin import (
+    URL_FIELDS_ASSUME_HTTPS,
     EstimatedCountPaginator,
     bare_identifier,
     researcher_identifier_q,
@@ -43,13 +44,18 @@ from .models import (
     ImportRun,
     Source,
     Topic,
-    TopicLevel,
     Work,
     WorkTopic,
     WorkType,
 )
 
-_DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
+_DOI_PREFIXES = (
+    "https://doi.org/",
+    "http://doi.org/",
+    "https://dx.doi.org/",
+    "http://dx.doi.org/",
+    "doi:",
+)
 _ARXIV_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:")
 
 
@@ -100,7 +106,9 @@ class LimitedInlineMixin:
     rows_shown = 50
     formset = LimitedInlineFormSet
 
-    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> type[BaseInlineFormSet]:
+    def get_formset(
+        self, request: HttpRequest, obj: Any = None, **kwargs: Any
+    ) -> type[BaseInlineFormSet]:
         formset = super().get_formset(request, obj, **kwargs)  # type: ignore[misc]
         formset.limit = self.rows_shown
         return formset
@@ -150,6 +158,7 @@ class SourceAdmin(admin.ModelAdmin):
     search_fields = ("name", "abbreviated_name", "=issn_l", "=openalex_id")
     search_help_text = "Part of the name, or an ISSN-L or OpenAlex id."
     readonly_fields = ("content_hash", "created_at", "updated_at")
+    formfield_overrides = URL_FIELDS_ASSUME_HTTPS
     paginator = EstimatedCountPaginator
     show_full_result_count = False
 
@@ -195,7 +204,9 @@ class PublicationYearFilter(admin.SimpleListFilter):
         decade = (first_single_year - 1) // 10 * 10
         while decade >= self.oldest_decade:
             last = min(decade + 9, first_single_year - 1)
-            choices.append((f"{decade}-{last}", f"{decade}s" if last == decade + 9 else f"{decade}-{last}"))
+            choices.append(
+                (f"{decade}-{last}", f"{decade}s" if last == decade + 9 else f"{decade}-{last}")
+            )
             decade -= 10
         choices.append((f"-{self.oldest_decade - 1}", f"Before {self.oldest_decade}"))
         choices.append(("unknown", "Unknown"))
@@ -242,14 +253,31 @@ class WorkAdmin(admin.ModelAdmin):
     autocomplete_fields = ("source",)
     readonly_fields = ("authorships_link", "content_hash", "created_at", "updated_at")
     fieldsets = (
-        (None, {"fields": ("title", "abstract", "type", "publication_date", "publication_year", "source", "language")}),
+        (
+            None,
+            {
+                "fields": (
+                    "title",
+                    "abstract",
+                    "type",
+                    "publication_date",
+                    "publication_year",
+                    "source",
+                    "language",
+                )
+            },
+        ),
         ("Identifiers", {"fields": ("openalex_id", "doi", "arxiv_id")}),
         ("Links", {"fields": ("open_access_url", "code_url")}),
         ("Citations", {"fields": ("cited_by_count", "counts_by_year")}),
         ("Authors", {"fields": ("authors_count", "authorships_link")}),
-        ("Record", {"classes": ("collapse",), "fields": ("content_hash", "created_at", "updated_at")}),
+        (
+            "Record",
+            {"classes": ("collapse",), "fields": ("content_hash", "created_at", "updated_at")},
+        ),
     )
     inlines = (AuthorshipInline, WorkTopicInline)
+    formfield_overrides = URL_FIELDS_ASSUME_HTTPS
     paginator = EstimatedCountPaginator
     show_full_result_count = False
 
@@ -300,8 +328,15 @@ class AuthorshipAdmin(admin.ModelAdmin):
     list_select_related = ("work", "researcher")
     list_filter = ("is_corresponding", LinkedResearcherFilter)
     # get_search_results below decides how these are matched; the list also turns the box on.
-    search_fields = ("work__openalex_id", "work__doi", "researcher__openalex_id", "researcher__orcid")
-    search_help_text = "A work's OpenAlex id, DOI or arXiv id, or a researcher's OpenAlex id, ORCID iD or slug."
+    search_fields = (
+        "work__openalex_id",
+        "work__doi",
+        "researcher__openalex_id",
+        "researcher__orcid",
+    )
+    search_help_text = (
+        "A work's OpenAlex id, DOI or arXiv id, or a researcher's OpenAlex id, ORCID iD or slug."
+    )
     autocomplete_fields = ("work", "researcher")
     # "work" alone would sort by the work's own ordering through a join; work_id uses the
     # (work, position) unique index.
@@ -501,7 +536,10 @@ class ImportRunAdmin(ImportRecordAdmin):
     @admin.display(description="issues")
     def issues_summary(self, run: ImportRun) -> str:
         by_severity = dict(
-            run.issues.order_by().values("severity").annotate(count=Count("id")).values_list("severity", "count")
+            run.issues.order_by()
+            .values("severity")
+            .annotate(count=Count("id"))
+            .values_list("severity", "count")
         )
         total = sum(by_severity.values())
         if not total:
@@ -542,13 +580,31 @@ class ImportChunkAdmin(ImportRecordAdmin):
 
 @admin.register(ImportIssue)
 class ImportIssueAdmin(ImportRecordAdmin):
-    list_display = ("id", "run", "severity", "entity", "external_id", "location", "short_reason", "created_at")
+    list_display = (
+        "id",
+        "run",
+        "severity",
+        "entity",
+        "external_id",
+        "location",
+        "short_reason",
+        "created_at",
+    )
     list_select_related = ("run",)
     list_filter = ("severity", "entity", "run")
     search_fields = ("=external_id", "reason", "path")
     search_help_text = "An external id, or part of the reason or of the file path."
     ordering = ("-id",)
-    fields = ("run", "severity", "entity", "external_id", "location", "reason", "raw_payload", "created_at")
+    fields = (
+        "run",
+        "severity",
+        "entity",
+        "external_id",
+        "location",
+        "reason",
+        "raw_payload",
+        "created_at",
+    )
     readonly_fields = fields
     paginator = EstimatedCountPaginator
     show_full_result_count = False

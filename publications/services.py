@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,9 @@ class EntityHandler:
 ENTITY_HANDLERS: dict[str, EntityHandler] = {
     "works": EntityHandler(mapper.map_work, writer.write_works, lambda r: r.openalex_id),
     "authors": EntityHandler(mapper.map_author, writer.write_researchers, lambda r: r.openalex_id),
-    "institutions": EntityHandler(mapper.map_institution, writer.write_institutions, lambda r: r.openalex_id),
+    "institutions": EntityHandler(
+        mapper.map_institution, writer.write_institutions, lambda r: r.openalex_id
+    ),
     "sources": EntityHandler(mapper.map_source, writer.write_sources, lambda r: r.openalex_id),
     "topics": EntityHandler(mapper.map_topic, writer.write_topics, lambda r: r[0].external_id),
 }
@@ -68,11 +71,18 @@ def parse_batch(
     batch = ParsedBatch()
     first_line_of: dict[tuple[str, str], int] = {}
 
-    def reject(line_number: int, raw: bytes, reason: str, *, kind: str = "", external_id: str = "") -> None:
+    def reject(
+        line_number: int, raw: bytes, reason: str, *, kind: str = "", external_id: str = ""
+    ) -> None:
         batch.issues.append(
             ImportIssue(
-                run_id=run_id, path=path, line_number=line_number, entity=kind,
-                external_id=external_id[:64], reason=reason, raw=_raw_text(raw),
+                run_id=run_id,
+                path=path,
+                line_number=line_number,
+                entity=kind,
+                external_id=external_id[:64],
+                reason=reason,
+                raw=_raw_text(raw),
             )
         )
 
@@ -109,8 +119,11 @@ def parse_batch(
         key = handler.key(record)
         if (kind, key) in first_line_of:
             reject(
-                line_number, raw, f"duplicate of {key} at line {first_line_of[(kind, key)]} in the same batch",
-                kind=kind, external_id=key,
+                line_number,
+                raw,
+                f"duplicate of {key} at line {first_line_of[(kind, key)]} in the same batch",
+                kind=kind,
+                external_id=key,
             )
             continue
         first_line_of[(kind, key)] = line_number
@@ -147,15 +160,21 @@ def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, in
             touched |= result.touched_researcher_ids
             issues.extend(
                 ImportIssue(
-                    run_id=run_id, severity=ImportIssue.Severity.WARNING, path=path, entity=kind,
-                    external_id=warning.external_id, reason=warning.reason,
+                    run_id=run_id,
+                    severity=ImportIssue.Severity.WARNING,
+                    path=path,
+                    entity=kind,
+                    external_id=warning.external_id,
+                    reason=warning.reason,
                 )
                 for warning in result.warnings
             )
     if issues:
         ImportIssue.objects.bulk_create(issues, batch_size=1000)
     researcher_metrics_refresh(researcher_ids=touched)
-    totals["failed"] = sum(1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR)
+    totals["failed"] = sum(
+        1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR
+    )
     return totals
 
 
@@ -167,6 +186,7 @@ def _count(run_id: int, *, read: int, totals: dict[str, int], chunk_finished: bo
         unchanged_count=F("unchanged_count") + totals["unchanged"],
         failed_count=F("failed_count") + totals["failed"],
         chunks_done=F("chunks_done") + (1 if chunk_finished else 0),
+        last_progress_at=timezone.now(),
     )
 
 
@@ -187,9 +207,9 @@ def import_batch_commit(
     for attempt in range(3):
         try:
             with transaction.atomic():
-                advanced = ImportChunk.objects.filter(id=chunk.id, next_line=chunk.next_line, done=False).update(
-                    next_line=next_line, next_byte=next_byte, done=final
-                )
+                advanced = ImportChunk.objects.filter(
+                    id=chunk.id, next_line=chunk.next_line, done=False
+                ).update(next_line=next_line, next_byte=next_byte, done=final)
                 if not advanced:
                     return False
                 totals = _write_parsed(parsed, run_id=chunk.run_id, path=chunk.path)
@@ -203,13 +223,20 @@ def import_batch_commit(
     return True
 
 
-def import_run_create(*, paths: Sequence[str], chunk_lines: int | None = None) -> tuple[ImportRun, list[str]]:
+def import_run_create(
+    *, paths: Sequence[str], chunk_lines: int | None = None
+) -> tuple[ImportRun, list[str]]:
     """Plan an import of snapshot files: one run, its chunks. Raises SnapshotPathError."""
     files, skipped = snapshot.discover(list(paths))
     chunk_lines = chunk_lines or settings.IMPORT_CHUNK_LINES
     plans = [plan for file in files for plan in snapshot.plan_chunks(file, chunk_lines=chunk_lines)]
     # Referenced entities first, so works find their authors and venues already complete.
-    plans.sort(key=lambda plan: (_WRITE_ORDER.index(plan.entity) if plan.entity in _WRITE_ORDER else 9, str(plan.path)))
+    plans.sort(
+        key=lambda plan: (
+            _WRITE_ORDER.index(plan.entity) if plan.entity in _WRITE_ORDER else 9,
+            str(plan.path),
+        )
+    )
     with transaction.atomic():
         run = ImportRun.objects.create(
             source="openalex",
@@ -219,30 +246,55 @@ def import_run_create(*, paths: Sequence[str], chunk_lines: int | None = None) -
         )
         ImportChunk.objects.bulk_create(
             ImportChunk(
-                run=run, path=str(plan.path), entity=plan.entity or "",
-                start_line=plan.start_line, end_line=plan.end_line, start_byte=plan.start_byte,
-                next_line=plan.start_line, next_byte=plan.start_byte,
+                run=run,
+                path=str(plan.path),
+                entity=plan.entity or "",
+                start_line=plan.start_line,
+                end_line=plan.end_line,
+                start_byte=plan.start_byte,
+                next_line=plan.start_line,
+                next_byte=plan.start_byte,
             )
             for plan in plans
         )
         if not plans:
             ImportRun.objects.filter(id=run.id).update(
-                status=ImportRun.Status.SUCCEEDED, started_at=timezone.now(), finished_at=timezone.now()
+                status=ImportRun.Status.SUCCEEDED,
+                started_at=timezone.now(),
+                finished_at=timezone.now(),
             )
     run.refresh_from_db()
     return run, skipped
 
 
 def _mark_running(run_id: int) -> None:
+    now = timezone.now()
     ImportRun.objects.filter(id=run_id, status=ImportRun.Status.PENDING).update(
-        status=ImportRun.Status.RUNNING, started_at=timezone.now()
+        status=ImportRun.Status.RUNNING, started_at=now, last_progress_at=now
     )
+
+
+def import_runs_claim_stalled(*, idle_for: timedelta) -> list[int]:
+    """Runs on the workers that made no progress for idle_for (their chunk messages were lost,
+    e.g. a broker restarted without persistence). Claims them by moving last_progress_at, so
+    two beat ticks never resend the same run. Returns their ids."""
+    now = timezone.now()
+    with transaction.atomic():
+        run_ids = list(
+            ImportRun.objects.select_for_update(skip_locked=True)
+            .filter(status=ImportRun.Status.RUNNING, last_progress_at__lt=now - idle_for)
+            .values_list("id", flat=True)
+        )
+        ImportRun.objects.filter(id__in=run_ids).update(last_progress_at=now)
+    return run_ids
 
 
 def import_run_finish_if_complete(*, run_id: int) -> bool:
     """Mark the run succeeded once every chunk is done. Safe to call any number of times."""
     finished = (
-        ImportRun.objects.filter(id=run_id, status__in=[ImportRun.Status.PENDING, ImportRun.Status.RUNNING])
+        ImportRun.objects.filter(
+            id=run_id, status__in=[ImportRun.Status.PENDING, ImportRun.Status.RUNNING]
+        )
         .exclude(chunks__done=False)
         .update(status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now())
     )
@@ -272,19 +324,26 @@ def import_chunk_process(
     batch: list[tuple[int, bytes]] = []
     next_byte = chunk.next_byte
     lines = snapshot.read_lines(
-        path, start_line=chunk.next_line, end_line=chunk.end_line,
-        start_byte=chunk.next_byte, is_document=is_document,
+        path,
+        start_line=chunk.next_line,
+        end_line=chunk.end_line,
+        start_byte=chunk.next_byte,
+        is_document=is_document,
     )
     for line_number, offset, raw in lines:
         batch.append((line_number, raw))
         next_byte = offset
         if len(batch) >= batch_size and line_number < chunk.end_line:
-            if not import_batch_commit(chunk=chunk, lines=batch, next_line=line_number, next_byte=next_byte, final=False):
+            if not import_batch_commit(
+                chunk=chunk, lines=batch, next_line=line_number, next_byte=next_byte, final=False
+            ):
                 return
             if on_progress:
                 on_progress(len(batch))
             batch = []
-    if import_batch_commit(chunk=chunk, lines=batch, next_line=chunk.end_line, next_byte=next_byte, final=True):
+    if import_batch_commit(
+        chunk=chunk, lines=batch, next_line=chunk.end_line, next_byte=next_byte, final=True
+    ):
         if on_progress:
             on_progress(len(batch))
     import_run_finish_if_complete(run_id=chunk.run_id)
@@ -292,7 +351,9 @@ def import_chunk_process(
 
 def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = None) -> ImportRun:
     """Process every chunk of a run in this process (the --sync path)."""
-    for chunk_id in ImportChunk.objects.filter(run_id=run_id, done=False).values_list("id", flat=True):
+    for chunk_id in ImportChunk.objects.filter(run_id=run_id, done=False).values_list(
+        "id", flat=True
+    ):
         import_chunk_process(chunk_id=chunk_id, on_progress=on_progress)
     import_run_finish_if_complete(run_id=run_id)
     return ImportRun.objects.get(id=run_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from celery import group, shared_task
 from django.db import transaction
@@ -35,6 +36,21 @@ def import_query(run_id: int, query: str) -> None:
     except Exception as exc:
         services.import_run_fail(run_id=run_id, error=repr(exc))
         raise
+
+
+# Longer than any batch takes, so a slow but healthy run is never sent out twice; a chunk sent
+# twice would still count once (the chunk's compare-and-set), it would only cost work.
+STALLED_AFTER = timedelta(minutes=30)
+
+
+@shared_task
+def import_runs_resume_stalled() -> None:
+    """Periodic (beat): send the unfinished chunks of stalled runs to the workers again."""
+    for run_id in services.import_runs_claim_stalled(idle_for=STALLED_AFTER):
+        logger.warning(
+            "import run %s made no progress for %s; re-sending its chunks", run_id, STALLED_AFTER
+        )
+        import_run_enqueue(run_id)
 
 
 def import_run_enqueue(run_id: int) -> None:

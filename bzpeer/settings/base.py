@@ -169,7 +169,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TIME_LIMIT = 60 * 60
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE = {
+    "import-runs-resume-stalled": {
+        "task": "publications.tasks.import_runs_resume_stalled",
+        "schedule": 5 * 60,
+    },
+}
 
 OPENALEX_API_URL = env.str("OPENALEX_API_URL", default="https://api.openalex.org")
 OPENALEX_MAILTO = env.str("OPENALEX_MAILTO", default="")

@@ -175,3 +175,38 @@ def test_a_worker_killed_mid_run_and_started_again_finishes_with_exact_counts(wo
     assert Work.objects.count() == works
     assert Authorship.objects.count() == _authorships_in(works)
     assert not ImportIssue.objects.exists()
+
+
+def test_a_run_whose_chunk_messages_were_lost_is_resent_and_finishes(workers, tmp_path):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from publications.services import import_runs_claim_stalled
+    from publications.tasks import import_runs_resume_stalled
+
+    write_works_snapshot(tmp_path / "snapshot", works=300)
+    run, _ = import_run_create(paths=[str(tmp_path / "snapshot")], chunk_lines=100)
+    # As if its messages had been sent and then lost with a broker restart an hour ago.
+    ImportRun.objects.filter(pk=run.pk).update(
+        status=ImportRun.Status.RUNNING, last_progress_at=timezone.now() - timedelta(hours=1)
+    )
+    workers.start()
+
+    import_runs_resume_stalled()  # what beat runs every few minutes
+
+    assert import_runs_claim_stalled(idle_for=timedelta(minutes=30)) == []  # claimed: not resent twice
+
+    _wait_for(
+        lambda: ImportRun.objects.get(pk=run.pk).is_finished,
+        timeout=120,
+        workers=workers,
+        what="the run to finish",
+    )
+    run.refresh_from_db()
+    assert (run.status, run.read_count, run.created_count, run.updated_count) == (
+        "succeeded",
+        300,
+        300,
+        0,
+    )

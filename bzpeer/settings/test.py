@@ -33,3 +33,7 @@ REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F40
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 # Several checkouts or sessions on one machine can each keep their own test database.
 DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="test_bzpeer")}  # noqa: F405
+# Static files come from the finders in tests; there is no collectstatic output to serve.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -195,7 +195,9 @@ def test_a_run_whose_chunk_messages_were_lost_is_resent_and_finishes(workers, tm
 
     import_runs_resume_stalled()  # what beat runs every few minutes
 
-    assert import_runs_claim_stalled(idle_for=timedelta(minutes=30)) == []  # claimed: not resent twice
+    assert (
+        import_runs_claim_stalled(idle_for=timedelta(minutes=30)) == []
+    )  # claimed: not resent twice
 
     _wait_for(
         lambda: ImportRun.objects.get(pk=run.pk).is_finished,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 
 from publications.api import ResearcherWorksView, WorkDetailView, WorkListView
 from researchers.api import ResearcherDetailView, ResearcherListView
@@ -24,5 +24,8 @@ urlpatterns = [
     path("researchers/<slug:slug>/works/", ResearcherWorksView.as_view(), name="researcher-works"),
     path("works/", WorkListView.as_view(), name="work-list"),
     path("works/<int:pk>/", WorkDetailView.as_view(), name="work-detail"),
+    path("", include("graph.api_urls")),
+    path("", include("claims.api_urls")),
+    # Last: anything above did not match.
     re_path(r"^(?P<unmatched_path>.*/)$", api_not_found),
 ]

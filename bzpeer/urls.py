@@ -10,5 +10,8 @@ urlpatterns = [
     path("api/v1/", include("bzpeer.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include("publications.urls")),
+    path("", include("graph.urls")),
+    path("", include("claims.urls")),
     path("", include("researchers.urls")),
 ]

@@ -131,3 +131,19 @@ class Affiliation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.researcher} @ {self.institution}"
+
+
+class Follow(models.Model):
+    """A user follows a researcher. The unique constraint keeps counts exact under double clicks."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows")
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="follows")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["user", "researcher"], name="follow_once")]
+        indexes = [models.Index(fields=["researcher", "-created_at"], name="follow_researcher_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} follows {self.researcher}"

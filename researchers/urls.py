@@ -2,8 +2,19 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import views
+from . import views, views_search
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("search/", views_search.search, name="search"),
+    path("search/suggest/", views_search.suggest, name="search-suggest"),
+    path("following/", views.following, name="following"),
+    path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
+    path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
+    path(
+        "researchers/<slug:slug>/graph-panel/",
+        views.researcher_graph_panel,
+        name="researcher-graph-panel",
+    ),
+    path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
 ]

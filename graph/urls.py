@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from django.urls import path
-
 app_name = "graph"
 
 # Pages of the collaborator graph (explorer, conflict-of-interest check): see graph/views.py.

@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+from django.urls import path
+
+from . import views
+
 app_name = "graph"
 
-# Pages of the collaborator graph (explorer, conflict-of-interest check): see graph/views.py.
-urlpatterns: list = []
+urlpatterns = [
+    path("researchers/<slug:slug>/graph-panel/", views.slice_panel, name="slice-panel"),
+]

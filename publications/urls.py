@@ -1,5 +1,12 @@
 from __future__ import annotations
 
+from django.urls import path
+
+from . import views
+
 app_name = "publications"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("works/<int:pk>/", views.work_detail, name="work-detail"),
+    path("topics/<int:pk>/", views.topic_detail, name="topic-detail"),
+]

@@ -56,6 +56,8 @@ class Researcher(models.Model):
     )
     open_to_collaborate = models.BooleanField(default=True)
     homepage = models.URLField(max_length=500, blank=True)
+    # Links the claimant adds: [{"label": "Lab page", "url": "https://..."}].
+    links = models.JSONField(default=list, blank=True)
 
     claimed_by = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -136,7 +138,9 @@ class Affiliation(models.Model):
 class Follow(models.Model):
     """A user follows a researcher. The unique constraint keeps counts exact under double clicks."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows"
+    )
     researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="follows")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -27,10 +27,6 @@ def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
     raise Http404
 
 
-def researcher_graph_panel(request: HttpRequest, slug: str) -> HttpResponse:
-    raise Http404
-
-
 @login_required
 def following(request: HttpRequest) -> HttpResponse:
     raise Http404

@@ -63,6 +63,15 @@ def _stage(cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterabl
             copy.write_row(row)
 
 
+def _copy_rows(cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence]) -> None:  # noqa: ANN001
+    """COPY rows straight into a table, in binary (the column types are given, so psycopg does
+    not format text). For rows that cannot conflict: new works, or works whose rows were deleted."""
+    with cursor.copy(f"COPY {table} ({', '.join(name for name, _ in columns)}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types([kind for _, kind in columns])
+        for row in rows:
+            copy.write_row(row)
+
+
 def _tally(result: WriteResult, flags: list[tuple[bool]], total: int) -> None:
     created = sum(1 for (is_new,) in flags if is_new)
     result.created += created
@@ -301,17 +310,37 @@ def write_topics(cursor, records: Sequence[tuple[TopicRecord, tuple[TopicRecord,
 _RESEARCHER_INSERT_DEFAULTS = """
     tagline, open_to_collaborate, homepage, verification_level, trust_score, trust_breakdown,
     works_count, cited_by_count, h_index, i10_index, topics_count, followers_count,
-    close_collaborators_count, citations_by_year, created_at, updated_at
+    close_collaborators_count, citations_by_year, links, created_at, updated_at
 """
 # An OpenAlex id makes a record "identified" (L1); see researchers.models.VerificationLevel.
-_RESEARCHER_INSERT_VALUES = "'', true, '', 1, 0, '{}'::jsonb, 0, 0, 0, 0, 0, 0, 0, '{}'::jsonb, now(), now()"
+_RESEARCHER_INSERT_VALUES = (
+    "'', true, '', 1, 0, '{}'::jsonb, 0, 0, 0, 0, 0, 0, 0, '{}'::jsonb, '[]'::jsonb, now(), now()"
+)
 
 
-def upsert_researcher_refs(cursor, authors: Iterable) -> None:  # noqa: ANN001
-    """Insert the authors a batch of works names, when they are new. Existing rows are untouched."""
+def ids_by_key(cursor, table: str, key_column: str, keys: Iterable[str]) -> dict[str, int]:  # noqa: ANN001
+    """Row ids of the given external ids, in one query; ids with no row are left out."""
+    keys = list(keys)
+    if not keys:
+        return {}
+    cursor.execute(f"SELECT {key_column}, id FROM {table} WHERE {key_column} = ANY(%s)", [keys])
+    return dict(cursor.fetchall())
+
+
+def upsert_researcher_refs(cursor, authors: Iterable) -> dict[str, int]:  # noqa: ANN001
+    """Insert the authors a batch of works names, when they are new. Existing rows are untouched.
+
+    Returns the researcher id of every author, by OpenAlex id (one whose row could not be
+    inserted, e.g. its slug is taken, is missing). Names are normalised and slugs built only
+    for the authors that are new.
+    """
     unique = {a.openalex_id: a for a in authors}
     if not unique:
-        return
+        return {}
+    ids = ids_by_key(cursor, "researchers_researcher", "openalex_id", unique)
+    missing = [a for openalex_id, a in unique.items() if openalex_id not in ids]
+    if not missing:
+        return ids
     _stage(
         cursor,
         "stage_researcher_ref",
@@ -320,7 +349,7 @@ def upsert_researcher_refs(cursor, authors: Iterable) -> None:  # noqa: ANN001
         [
             (a.openalex_id, a.display_name[:500] or a.openalex_id, normalize_name(a.display_name)[:500],
              a.orcid, researcher_slug(a.display_name, a.openalex_id))
-            for a in unique.values()
+            for a in missing
         ],
     )
     # An ORCID already held by another record makes the first insert skip the row; the second
@@ -337,8 +366,14 @@ def upsert_researcher_refs(cursor, authors: Iterable) -> None:  # noqa: ANN001
             WHERE NOT EXISTS (SELECT 1 FROM researchers_researcher r WHERE r.openalex_id = s.openalex_id)
             ORDER BY openalex_id
             ON CONFLICT DO NOTHING
+            RETURNING openalex_id, id
             """
         )
+        ids.update(cursor.fetchall())
+    # Rows a concurrent batch inserted first were skipped above; they are there now.
+    ids.update(ids_by_key(cursor, "researchers_researcher", "openalex_id",
+                          (a.openalex_id for a in missing if a.openalex_id not in ids)))
+    return ids
 
 
 def write_researchers(cursor, records: Sequence[ResearcherRecord]) -> WriteResult:  # noqa: ANN001
@@ -454,7 +489,9 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
     upsert_topic_refs(
         cursor, (t for r in records for wt in r.topics for t in (*wt.ancestors, wt.topic))
     )
-    upsert_researcher_refs(cursor, (a.author for r in records for a in r.authorships if a.author))
+    researcher_ids = upsert_researcher_refs(
+        cursor, (a.author for r in records for a in r.authorships if a.author)
+    )
 
     identifiers = _unique_identifiers(records, result)
     _stage(
@@ -529,46 +566,44 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
         cursor.execute("DELETE FROM publications_worktopic WHERE work_id = ANY(%s)", [updated_ids])
 
     changed_records = [r for r in records if r.openalex_id in changed_openalex_ids]
-    _stage(
+    work_ids = {openalex_id: work_id for work_id, openalex_id, _ in changed}
+    # Ids are resolved here, once per entity kind, so the rows go straight into their tables.
+    institution_ids = ids_by_key(
+        cursor, "researchers_institution", "openalex_id",
+        {i.openalex_id for r in changed_records for a in r.authorships for i in a.institutions},
+    )
+    authorship_rows = []
+    for r in changed_records:
+        work_id = work_ids[r.openalex_id]
+        for a in r.authorships:
+            researcher_id = researcher_ids.get(a.author.openalex_id) if a.author else None
+            if researcher_id:
+                result.touched_researcher_ids.add(researcher_id)
+            authorship_rows.append((
+                work_id, researcher_id, a.position, a.raw_name[:500], a.is_corresponding,
+                [institution_ids[i.openalex_id] for i in a.institutions if i.openalex_id in institution_ids],
+            ))
+    _copy_rows(
         cursor,
-        "stage_authorship",
-        [("work_openalex_id", "text"), ("author_openalex_id", "text"), ("position", "int"),
-         ("raw_name", "text"), ("is_corresponding", "bool"), ("institution_openalex_ids", "text[]")],
-        [
-            (r.openalex_id, a.author.openalex_id if a.author else None, a.position, a.raw_name[:500],
-             a.is_corresponding, [i.openalex_id for i in a.institutions])
-            for r in changed_records
-            for a in r.authorships
-        ],
+        "publications_authorship",
+        [("work_id", "int8"), ("researcher_id", "int8"), ("position", "int2"), ("raw_name", "text"),
+         ("is_corresponding", "bool"), ("institution_ids", "int8[]")],
+        authorship_rows,
     )
-    cursor.execute(
-        """
-        INSERT INTO publications_authorship (work_id, researcher_id, position, raw_name, is_corresponding, institution_ids)
-        SELECT w.id, r.id, s.position, s.raw_name, s.is_corresponding,
-               ARRAY(SELECT i.id FROM researchers_institution i
-                     WHERE i.openalex_id = ANY(s.institution_openalex_ids))
-        FROM stage_authorship s
-        JOIN publications_work w ON w.openalex_id = s.work_openalex_id
-        LEFT JOIN researchers_researcher r ON r.openalex_id = s.author_openalex_id
-        RETURNING researcher_id
-        """
-    )
-    result.touched_researcher_ids.update(rid for (rid,) in cursor.fetchall() if rid)
 
-    _stage(
-        cursor,
-        "stage_work_topic",
-        [("work_openalex_id", "text"), ("topic_external_id", "text"), ("score", "float8")],
-        [(r.openalex_id, wt.topic.external_id, wt.score) for r in changed_records for wt in r.topics],
+    topic_ids = ids_by_key(
+        cursor, "publications_topic", "external_id", {wt.topic.external_id for r in changed_records for wt in r.topics}
     )
-    cursor.execute(
-        """
-        INSERT INTO publications_worktopic (work_id, topic_id, score)
-        SELECT w.id, t.id, s.score
-        FROM stage_work_topic s
-        JOIN publications_work w ON w.openalex_id = s.work_openalex_id
-        JOIN publications_topic t ON t.external_id = s.topic_external_id
-        ON CONFLICT DO NOTHING
-        """
+    _copy_rows(
+        cursor,
+        "publications_worktopic",
+        [("work_id", "int8"), ("topic_id", "int8"), ("score", "float8")],
+        # Keyed by (work, topic): a topic listed twice on a work is written once, its first score.
+        {
+            (work_ids[r.openalex_id], topic_ids[wt.topic.external_id]): wt.score
+            for r in reversed(changed_records)
+            for wt in reversed(r.topics)
+            if wt.topic.external_id in topic_ids
+        }.items(),
     )
     return result

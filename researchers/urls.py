@@ -11,10 +11,5 @@ urlpatterns = [
     path("following/", views.following, name="following"),
     path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
     path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
-    path(
-        "researchers/<slug:slug>/graph-panel/",
-        views.researcher_graph_panel,
-        name="researcher-graph-panel",
-    ),
     path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
 ]

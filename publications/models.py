@@ -108,6 +108,11 @@ class Work(models.Model):
         indexes = [
             GinIndex(fields=["search_vector"], name="work_search_vector_gin"),
             models.Index(fields=["-publication_year"], name="work_year_idx"),
+            models.Index(
+                models.F("publication_date").desc(nulls_last=True),
+                models.F("id").desc(),
+                name="work_newest_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -136,7 +141,11 @@ class Authorship(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["work", "position"], name="authorship_position_unique"),
         ]
-        indexes = [models.Index(fields=["researcher", "work"], name="authorship_researcher_idx")]
+        indexes = [
+            models.Index(fields=["researcher", "work"], name="authorship_researcher_idx"),
+            # Institution pages list the works whose byline names the institution.
+            GinIndex(fields=["institution_ids"], name="authorship_institutions_gin"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.position}. {self.raw_name}"

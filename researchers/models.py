@@ -95,6 +95,7 @@ class Researcher(models.Model):
         indexes = [
             GinIndex(OpClass("name_normalized", name="gin_trgm_ops"), name="researcher_name_trgm"),
             models.Index(fields=["-cited_by_count"], name="researcher_cited_idx"),
+            models.Index(fields=["-followers_count", "id"], name="researcher_followers_idx"),
         ]
         constraints = [
             models.CheckConstraint(

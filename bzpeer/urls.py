@@ -1,11 +1,21 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from .sitemaps import SITEMAPS
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap-index"),
+    path(
+        "sitemap-<section>.xml",
+        sitemap_views.sitemap,
+        {"sitemaps": SITEMAPS},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", include("bzpeer.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

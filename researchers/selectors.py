@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.postgres.search import TrigramWordSimilarity
 from django.db.models import Q, QuerySet
 
-from .models import Researcher
+from .models import Follow, Researcher
 from .names import normalize_name
 
 
@@ -41,3 +41,35 @@ def researcher_by_slug(slug: str) -> Researcher | None:
     """The record with this slug, merged or not; merged_into comes in the same query so the
     caller can redirect without asking again."""
     return Researcher.objects.select_related("merged_into").filter(slug=slug).first()
+
+
+def researcher_for_profile(slug: str) -> Researcher | None:
+    """The record behind /researchers/<slug>/, with what the page header needs joined."""
+    return (
+        Researcher.objects.select_related("merged_into", "last_known_institution")
+        .filter(slug=slug)
+        .first()
+    )
+
+
+def researcher_is_followed_by(researcher: Researcher, user) -> bool:  # noqa: ANN001
+    if not user.is_authenticated:
+        return False
+    return Follow.objects.filter(researcher=researcher, user=user).exists()
+
+
+def researchers_followed_by(user) -> QuerySet[Researcher]:  # noqa: ANN001
+    return (
+        researchers_public()
+        .filter(follows__user=user)
+        .select_related("last_known_institution")
+        .order_by("-follows__created_at", "id")
+    )
+
+
+def researchers_most_followed(*, limit: int = 8) -> QuerySet[Researcher]:
+    return (
+        researchers_public()
+        .select_related("last_known_institution")
+        .order_by("-followers_count", "-cited_by_count", "id")[:limit]
+    )

@@ -1,36 +1,204 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_POST
+from django.core.cache import cache
+from django.core.paginator import Paginator
+from django.db.models import Count, Exists, OuterRef
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
-from publications.models import Work
+from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
+from publications.filters import WorkListFilter
+from publications.models import Authorship, Topic, Work, WorkTopic
+from publications.selectors import works_for_researcher, works_with_details
 
-from .models import Researcher
+from . import selectors, services
+from .models import Institution, Researcher
+
+WORKS_PER_PAGE = 20
+SITE_COUNTS_SECONDS = 300
 
 
+def not_found(request: HttpRequest, what: str) -> HttpResponse:
+    return render(request, "404.html", {"what": what}, status=404)
+
+
+def _site_counts() -> dict[str, int]:
+    """Counts for the home page, cached: a COUNT(*) over a million works is not free."""
+    counts = cache.get("site-counts")
+    if counts is None:
+        counts = {
+            "researchers": selectors.researchers_public().count(),
+            "works": Work.objects.count(),
+            "topics": Topic.objects.count(),
+            "institutions": Institution.objects.count(),
+        }
+        cache.set("site-counts", counts, SITE_COUNTS_SECONDS)
+    return counts
+
+
+@require_GET
 def home(request: HttpRequest) -> HttpResponse:
+    recent_works = (
+        works_with_details()
+        .exclude(publication_date__isnull=True)
+        .order_by("-publication_date", "-id")[:8]
+    )
     context = {
-        "researchers_count": Researcher.objects.filter(merged_into__isnull=True).count(),
-        "works_count": Work.objects.count(),
+        "counts": _site_counts(),
+        "recent_works": recent_works,
+        "most_followed": selectors.researchers_most_followed(),
     }
     return render(request, "researchers/home.html", context)
 
 
+def _works_page(request: HttpRequest, works, *, base_url: str) -> dict:  # noqa: ANN001
+    work_filter = WorkListFilter(request.GET, queryset=works)
+    paginator = Paginator(work_filter.qs, WORKS_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return {
+        "work_filter": work_filter,
+        "works_page": page,
+        "works_query": query.urlencode(),
+        "works_base_url": base_url,
+    }
+
+
+def _work_facets(works) -> dict:  # noqa: ANN001
+    """Choices for the year, type and topic filters, from the works being listed."""
+    years = works.order_by().values_list("publication_year", flat=True).distinct()
+    types = works.order_by().values_list("type", flat=True).distinct()
+    topics = (
+        Topic.objects.filter(
+            Exists(
+                WorkTopic.objects.filter(
+                    topic=OuterRef("pk"), work__in=works.order_by().values("pk")
+                )
+            )
+        )
+        .annotate(works=Count("work_topics"))
+        .order_by("name")[:50]
+    )
+    return {
+        "facet_years": sorted((y for y in years if y), reverse=True),
+        "facet_types": sorted(t for t in types if t),
+        "facet_topics": topics,
+    }
+
+
+def person_jsonld(request: HttpRequest, researcher: Researcher) -> dict:
+    """schema.org Person for search engines; identifiers as their canonical URLs."""
+    same_as = [f"https://openalex.org/{researcher.openalex_id}"] if researcher.openalex_id else []
+    if researcher.orcid:
+        same_as.append(f"https://orcid.org/{researcher.orcid}")
+    data = {
+        "@context": "https://schema.org",
+        "@type": "Person",
+        "name": researcher.display_name,
+        "url": request.build_absolute_uri(reverse("researcher-profile", args=[researcher.slug])),
+        "sameAs": same_as,
+    }
+    if researcher.alternate_names:
+        data["alternateName"] = researcher.alternate_names
+    if researcher.last_known_institution:
+        data["affiliation"] = {
+            "@type": "Organization",
+            "name": researcher.last_known_institution.name,
+        }
+    if researcher.tagline:
+        data["description"] = researcher.tagline
+    return data
+
+
+@require_GET
 def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
-    raise Http404
+    researcher = selectors.researcher_for_profile(slug)
+    if researcher is None:
+        return not_found(request, "researcher")
+    if researcher.merged_into_id:
+        return redirect(
+            reverse("researcher-profile", args=[researcher.merged_into.slug]), permanent=True
+        )
+    works = Work.objects.filter(
+        Exists(Authorship.objects.filter(researcher=researcher, work=OuterRef("pk")))
+    )
+    context = {
+        "researcher": researcher,
+        "person_jsonld": person_jsonld(request, researcher),
+        "is_following": selectors.researcher_is_followed_by(researcher, request.user),
+        "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
+        **_works_page(
+            request,
+            works_for_researcher(researcher),
+            base_url=reverse("researcher-profile", args=[researcher.slug]),
+        ),
+        **_work_facets(works),
+    }
+    if request.htmx and request.htmx.target == "works":
+        return render(request, "publications/_works_list.html", context)
+    return render(request, "researchers/profile.html", context)
 
 
 @require_POST
 def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
-    raise Http404
+    researcher = get_object_or_404(selectors.researchers_public(), slug=slug)
+    if not request.user.is_authenticated:
+        # A visitor goes to log in and comes back to the profile they were on.
+        login_url = f"{reverse('account_login')}?next={reverse('researcher-profile', args=[slug])}"
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = login_url
+            return response
+        return redirect(login_url)
+    if request.POST.get("action") == "unfollow":
+        services.follow_delete(user=request.user, researcher=researcher)
+    else:
+        services.follow_create(user=request.user, researcher=researcher)
+    if not request.htmx:
+        return redirect("researcher-profile", slug=slug)
+    researcher.refresh_from_db(fields=["followers_count"])
+    context = {"researcher": researcher, "is_following": request.POST.get("action") != "unfollow"}
+    return render(request, "researchers/_follow_button.html", context)
 
 
 @login_required
+@require_GET
 def following(request: HttpRequest) -> HttpResponse:
-    raise Http404
+    page = Paginator(selectors.researchers_followed_by(request.user), 30).get_page(
+        request.GET.get("page")
+    )
+    return render(request, "researchers/following.html", {"researchers_page": page})
 
 
+@require_GET
 def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    raise Http404
+    institution = Institution.objects.filter(pk=pk).first()
+    if institution is None:
+        return not_found(request, "institution")
+    researchers = (
+        selectors.researchers_public()
+        .filter(last_known_institution=institution)
+        .order_by("-cited_by_count", "id")[:30]
+    )
+    context = {
+        "institution": institution,
+        "researchers": researchers,
+        **_works_page(
+            request,
+            works_with_details().filter(
+                Exists(
+                    Authorship.objects.filter(
+                        work=OuterRef("pk"), institution_ids__contains=[institution.pk]
+                    )
+                )
+            ),
+            base_url=reverse("institution-detail", args=[institution.pk]),
+        ),
+    }
+    if request.htmx and request.htmx.target == "works":
+        return render(request, "publications/_works_list.html", context)
+    return render(request, "researchers/institution.html", context)

@@ -29,6 +29,7 @@ REDIS_URL = env.str("REDIS_URL", default=REDIS_URL_DEFAULT)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "users.User"
 SITE_ID = 1
+SITE_DOMAIN = env.str("SITE_DOMAIN", default="127.0.0.1:8000")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.sites",
     "django.contrib.postgres",
+    "django.contrib.sitemaps",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",

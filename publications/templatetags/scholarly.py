@@ -1,0 +1,111 @@
+"""Filters for imported scholarly text: readable LaTeX, JSON-LD, citation charts.
+
+Imported text is untrusted. Every filter here escapes it first and only then adds markup of
+its own, so a title holding <script> is shown as text whatever else happens to it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from django import template
+from django.utils.html import conditional_escape
+from django.utils.safestring import SafeString, mark_safe
+
+register = template.Library()
+
+_SYMBOLS = {
+    "times": "×", "cdot": "·", "div": "÷", "pm": "±", "mp": "∓", "leq": "≤", "le": "≤", "geq": "≥",
+    "ge": "≥", "neq": "≠", "ne": "≠", "approx": "≈", "sim": "∼", "simeq": "≃", "equiv": "≡",
+    "propto": "∝", "infty": "∞", "partial": "∂", "nabla": "∇", "sum": "∑", "prod": "∏", "int": "∫",
+    "sqrt": "√", "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪", "cap": "∩",
+    "forall": "∀", "exists": "∃", "rightarrow": "→", "to": "→", "leftarrow": "←", "Rightarrow": "⇒",
+    "leftrightarrow": "↔", "mapsto": "↦", "ldots": "…", "cdots": "⋯", "dots": "…", "circ": "∘",
+    "degree": "°", "ell": "ℓ", "log": "log", "exp": "exp", "min": "min", "max": "max", "sin": "sin",
+    "cos": "cos", "mathcal": "", "mathrm": "", "mathbf": "", "mathit": "", "text": "", "left": "",
+    "right": "", "big": "", "Big": "", "quad": " ", "qquad": "  ", ",": " ", ";": " ", "!": "",
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ",
+    "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ",
+    "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Phi": "Φ",
+    "Psi": "Ψ", "Omega": "Ω",
+}  # fmt: skip
+_TEXT_COMMANDS = {
+    "emph": "em",
+    "textit": "em",
+    "textbf": "strong",
+    "texttt": "code",
+    "underline": "u",
+}
+_ESCAPED_CHARS = {"%": "%", "&amp;": "&amp;", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}"}
+_MATH = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$")
+_COMMAND = re.compile(r"\\([A-Za-z]+|[,;!])\s?")
+_TEXT_COMMAND = re.compile(r"\\(" + "|".join(_TEXT_COMMANDS) + r")\{([^{}]*)\}")
+_SCRIPT = re.compile(r"([\^_])(?:\{([^{}]*)\}|(\S))")
+
+
+def _math_to_html(math: str) -> str:
+    math = _COMMAND.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), math)
+    math = _SCRIPT.sub(
+        lambda m: (
+            f"<{'sup' if m.group(1) == '^' else 'sub'}>{m.group(2) or m.group(3)}"
+            f"</{'sup' if m.group(1) == '^' else 'sub'}>"
+        ),
+        math,
+    )
+    return f'<span class="math">{math.replace("{", "").replace("}", "")}</span>'
+
+
+@register.filter(is_safe=True)
+def latex(value: Any) -> SafeString:
+    """Readable text for the LaTeX that titles and abstracts carry: `$O(n^2)$` -> O(n²),
+    `1.36$\\times$` -> 1.36×, `\\emph{x}` -> <em>x</em>, `43\\%` -> 43%. Anything else stays as
+    written. The input is escaped before any markup is added."""
+    text = str(conditional_escape(value if value is not None else ""))
+    if "\\" not in text and "$" not in text:
+        return mark_safe(text)  # noqa: S308 - escaped above
+    text = _MATH.sub(lambda m: _math_to_html(m.group(1)), text)
+    text = _TEXT_COMMAND.sub(
+        lambda m: f"<{_TEXT_COMMANDS[m.group(1)]}>{m.group(2)}</{_TEXT_COMMANDS[m.group(1)]}>", text
+    )
+    for escaped, plain in _ESCAPED_CHARS.items():
+        text = text.replace("\\" + escaped, plain)
+    return mark_safe(text)  # noqa: S308 - built from escaped text and our own tags only
+
+
+_JSON_SCRIPT_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
+
+
+@register.filter(is_safe=True)
+def jsonld(data: dict[str, Any]) -> SafeString:
+    """A <script type="application/ld+json"> block; <, > and & are escaped inside the JSON so
+    imported text cannot close the script element."""
+    payload = orjson.dumps(data).decode().translate(_JSON_SCRIPT_ESCAPES)
+    return mark_safe(f'<script type="application/ld+json">{payload}</script>')  # noqa: S308
+
+
+@register.simple_tag
+def citations_chart(citations_by_year: dict[str, int] | None, *, years: int = 10) -> dict[str, Any]:
+    """Bars for the last `years` years that have citations, scaled to a 0-100 height."""
+    counts = {int(year): int(count) for year, count in (citations_by_year or {}).items()}
+    if not counts:
+        return {"bars": [], "max": 0}
+    last = max(counts)
+    first = max(min(counts), last - years + 1)
+    peak = max(counts.get(year, 0) for year in range(first, last + 1)) or 1
+    bar_width = 100 / (last - first + 1)
+    bars = [
+        {
+            "year": year,
+            "count": counts.get(year, 0),
+            "x": round((year - first) * bar_width + bar_width * 0.15, 2),
+            "width": round(bar_width * 0.7, 2),
+            "height": round(counts.get(year, 0) / peak * 100, 2),
+            "y": round(100 - counts.get(year, 0) / peak * 100, 2),
+        }
+        for year in range(first, last + 1)
+    ]
+    return {"bars": bars, "max": peak, "first": first, "last": last}

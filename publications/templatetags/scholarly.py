@@ -41,7 +41,8 @@ _TEXT_COMMANDS = {
     "underline": "u",
 }
 _ESCAPED_CHARS = {"%": "%", "&amp;": "&amp;", "_": "_", "#": "#", "$": "$", "{": "{", "}": "}"}
-_MATH = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$")
+# TeX math never starts or ends with a space inside its dollars; prices ("$5 and $6") do.
+_MATH = re.compile(r"(?<!\\)\$(?=\S)(.+?)(?<=\S)(?<!\\)\$")
 _COMMAND = re.compile(r"\\([A-Za-z]+|[,;!])\s?")
 _TEXT_COMMAND = re.compile(r"\\(" + "|".join(_TEXT_COMMANDS) + r")\{([^{}]*)\}")
 _SCRIPT = re.compile(r"([\^_])(?:\{([^{}]*)\}|(\S))")

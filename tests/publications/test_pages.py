@@ -1,0 +1,173 @@
+"""Work, topic, institution and home pages; imported text is escaped on every page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from publications.templatetags.scholarly import latex
+from tests.factories import (
+    AuthorshipFactory,
+    InstitutionFactory,
+    ResearcherFactory,
+    TopicFactory,
+    WorkFactory,
+    WorkTopicFactory,
+)
+
+HOSTILE_TITLE = 'Robust <script>alert("title")</script> <b>bold</b> $O(n^2)$ bounds'
+HOSTILE_ABSTRACT = "We show <img src=x onerror=alert(1)> that it works\\emph{well}."
+
+
+@pytest.fixture
+def hostile_work():
+    institution = InstitutionFactory(name="Institute <i>of</i> Tests")
+    researcher = ResearcherFactory(
+        display_name="Mallory <script>x</script>", last_known_institution=institution
+    )
+    topic = TopicFactory(name="Topic <u>underlined</u>", code="cs.XX")
+    work = WorkFactory(title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT)
+    AuthorshipFactory(
+        work=work,
+        researcher=researcher,
+        position=1,
+        raw_name="Mallory <script>x</script>",
+        institution_ids=[institution.pk],
+    )
+    WorkTopicFactory(work=work, topic=topic)
+    return work, researcher, topic, institution
+
+
+def _pages(work, researcher, topic, institution) -> list[str]:
+    return [
+        reverse("publications:work-detail", args=[work.pk]),
+        reverse("researcher-profile", args=[researcher.slug]),
+        reverse("publications:topic-detail", args=[topic.pk]),
+        reverse("institution-detail", args=[institution.pk]),
+        reverse("home"),
+    ]
+
+
+@pytest.mark.django_db
+def test_imported_html_and_script_show_as_text_on_every_page(client, hostile_work):
+    for url in _pages(*hostile_work):
+        html = client.get(url).content.decode()
+        assert "<script>alert" not in html, url
+        assert "<img src=x" not in html, url
+        assert "<b>bold</b>" not in html, url
+        assert "&lt;script&gt;alert(&quot;title&quot;)&lt;/script&gt;" in html, url
+        assert "O(n<sup>2</sup>)" in html, url  # the LaTeX still reads well
+
+
+@pytest.mark.django_db
+def test_the_work_page_shows_authors_in_order_identifiers_and_topics(client):
+    work = WorkFactory(doi="10.1234/abc", arxiv_id="2401.00001", code_url="https://github.com/x/y")
+    second = AuthorshipFactory(work=work, position=2, raw_name="Bea Second")
+    first = AuthorshipFactory(work=work, position=1, raw_name="Al First")
+    WorkTopicFactory(work=work, topic=TopicFactory(code="cs.NI"))
+
+    html = client.get(reverse("publications:work-detail", args=[work.pk])).content.decode()
+
+    assert html.index("Al First") < html.index("Bea Second")
+    assert (
+        f'href="/researchers/{first.researcher.slug}/"' in html and second.researcher.slug in html
+    )
+    assert 'href="https://doi.org/10.1234/abc"' in html
+    assert 'href="https://arxiv.org/abs/2401.00001"' in html
+    assert "cs.NI" in html
+    jsonld = re.search(
+        r'<script type="application/ld\+json">(.*?)</script>', html, flags=re.S
+    ).group(1)
+    assert '"@type":"ScholarlyArticle"' in jsonld and '"value":"10.1234/abc"' in jsonld
+
+
+@pytest.mark.django_db
+def test_pages_have_titles_and_descriptions(client, hostile_work):
+    for url in _pages(*hostile_work):
+        html = client.get(url).content.decode()
+        title = re.search(r"<title>(.*?)</title>", html, flags=re.S).group(1)
+        description = re.search(
+            r'<meta name="description" content="(.*?)">', html, flags=re.S
+        ).group(1)
+        assert title.strip().endswith("· bzpeer") and len(title) > 12, url
+        assert len(description) > 20, url
+
+
+@pytest.mark.django_db
+def test_unknown_work_topic_and_institution_get_a_friendly_404(client):
+    for url, what in [
+        ("/works/999999/", "work"),
+        ("/topics/999999/", "topic"),
+        ("/institutions/999999/", "institution"),
+    ]:
+        response = client.get(url)
+        assert response.status_code == 404
+        assert f"We could not find that {what}" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_institution_page_lists_its_researchers_and_works(client, hostile_work):
+    work, researcher, _, institution = hostile_work
+    other = WorkFactory(title="Unrelated work")
+    AuthorshipFactory(work=other)
+
+    response = client.get(reverse("institution-detail", args=[institution.pk]))
+
+    assert [w.pk for w in response.context["works_page"].object_list] == [work.pk]
+    assert list(response.context["researchers"]) == [researcher]
+
+
+@pytest.mark.django_db
+def test_the_topic_page_lists_its_researchers_and_recent_works(client, hostile_work):
+    work, researcher, topic, _ = hostile_work
+
+    response = client.get(reverse("publications:topic-detail", args=[topic.pk]))
+
+    assert [w.pk for w in response.context["works_page"].object_list] == [work.pk]
+    assert list(response.context["researchers"]) == [researcher]
+
+
+@pytest.mark.django_db
+def test_the_home_page_shows_counts_recent_works_and_most_followed(client, hostile_work):
+    work, researcher, _, _ = hostile_work
+    researcher.followers_count = 3
+    researcher.save()
+    from django.core.cache import cache
+
+    cache.delete("site-counts")
+    response = client.get(reverse("home"))
+
+    assert response.context["counts"]["works"] == 1
+    assert list(response.context["recent_works"]) == [work]
+    assert list(response.context["most_followed"])[0] == researcher
+
+
+@pytest.mark.django_db
+def test_the_sitemap_lists_profiles_and_works(client, hostile_work):
+    work, researcher, _, _ = hostile_work
+
+    index = client.get("/sitemap.xml").content.decode()
+    researchers = client.get("/sitemap-researchers.xml").content.decode()
+    works = client.get("/sitemap-works.xml").content.decode()
+
+    assert "sitemap-researchers.xml" in index and "sitemap-works.xml" in index
+    assert f"/researchers/{researcher.slug}/" in researchers
+    assert f"/works/{work.pk}/" in works
+
+
+@pytest.mark.parametrize(
+    ("raw", "html"),
+    [
+        ("a 1.36$\\times$ increase", 'a 1.36<span class="math">×</span> increase'),
+        ("$O(n^2)$ time", '<span class="math">O(n<sup>2</sup>)</span> time'),
+        ("up to 43\\% of memory", "up to 43% of memory"),
+        ("\\emph{Deep} nets", "<em>Deep</em> nets"),
+        ("$\\alpha_{i}$", '<span class="math">α<sub>i</sub></span>'),
+        ("R\\&D <b>", "R&amp;D &lt;b&gt;"),
+        ("costs $5 and $6", "costs $5 and $6"),
+    ],
+)
+def test_latex_fragments_render_readably_and_safely(raw, html):
+    assert latex(raw) == html

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -176,6 +177,18 @@ CELERY_BEAT_SCHEDULE = {
         "task": "publications.tasks.import_runs_resume_stalled",
         "schedule": 5 * 60,
     },
+}
+
+# The collaborator graph's edge refreshes have a queue of their own, so a long import never holds
+# them up; a worker started without -Q consumes every queue listed here.
+GRAPH_QUEUE = env.str("CELERY_GRAPH_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-graph")
+CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(GRAPH_QUEUE)]
+CELERY_TASK_ROUTES = {"graph.tasks.*": {"queue": GRAPH_QUEUE}}
+# Picks up edge refreshes whose task message was lost (the pending ids are kept in Redis).
+CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
+    "task": "graph.tasks.coauthor_edges_drain",
+    "schedule": 5 * 60,
+    "options": {"queue": GRAPH_QUEUE},
 }
 
 OPENALEX_API_URL = env.str("OPENALEX_API_URL", default="https://api.openalex.org")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import operator
 from dataclasses import dataclass, field
 
 import orjson
@@ -18,13 +19,23 @@ class MappingError(ValueError):
     """A record that cannot be imported; the message is the reason shown to moderators."""
 
 
+# Per record class, the fields the hash covers: all but the source's modification date.
+_HASHED_FIELDS: dict[type, operator.attrgetter] = {}
+
+
 def content_hash(record: object) -> str:
     """Hash of what we store. The source's own modification date is left out: a record that was
-    only re-stamped upstream is unchanged for us."""
-    fields = dataclasses.asdict(record)  # type: ignore[call-overload]
-    fields.pop("source_updated_at", None)
-    payload = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
-    return hashlib.md5(payload, usedforsecurity=False).hexdigest()
+    only re-stamped upstream is unchanged for us.
+
+    orjson serialises the field values, nested records included, in one native call; the values
+    are taken in field order, so the hash is stable for a given record class.
+    """
+    cls = type(record)
+    values = _HASHED_FIELDS.get(cls)
+    if values is None:
+        names = [f.name for f in dataclasses.fields(cls) if f.name != "source_updated_at"]  # type: ignore[arg-type]
+        values = _HASHED_FIELDS[cls] = operator.attrgetter(*names)
+    return hashlib.md5(orjson.dumps(values(record)), usedforsecurity=False).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

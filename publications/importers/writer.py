@@ -594,16 +594,16 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
     topic_ids = ids_by_key(
         cursor, "publications_topic", "external_id", {wt.topic.external_id for r in changed_records for wt in r.topics}
     )
+    # One row per (work, topic): a topic listed twice on a work keeps its first score.
+    work_topic_scores: dict[tuple[int, int], float] = {}
+    for r in changed_records:
+        for wt in r.topics:
+            if wt.topic.external_id in topic_ids:
+                work_topic_scores.setdefault((work_ids[r.openalex_id], topic_ids[wt.topic.external_id]), wt.score)
     _copy_rows(
         cursor,
         "publications_worktopic",
         [("work_id", "int8"), ("topic_id", "int8"), ("score", "float8")],
-        # Keyed by (work, topic): a topic listed twice on a work is written once, its first score.
-        {
-            (work_ids[r.openalex_id], topic_ids[wt.topic.external_id]): wt.score
-            for r in reversed(changed_records)
-            for wt in reversed(r.topics)
-            if wt.topic.external_id in topic_ids
-        }.items(),
+        [(work_id, topic_id, score) for (work_id, topic_id), score in work_topic_scores.items()],
     )
     return result

@@ -1,1 +1,72 @@
+"""The collaborator graph: one row per pair of researchers who wrote a work together."""
+
 from __future__ import annotations
+
+from django.db import models
+
+# Works with more authors than this count as works but add no coauthor edges: a consortium
+# paper with hundreds of names says little about who works with whom, and its pairs would
+# dominate the table (n * (n - 1) / 2 of them).
+MAX_AUTHORS_FOR_EDGES = 100
+
+# "Close collaborators" (graph.selectors.CLOSE_COLLABORATORS_DEFINITION says it in words):
+# coauthors with at least CLOSE_MIN_JOINT_WORKS joint works, or with one joint work of at most
+# CLOSE_MAX_TEAM_SIZE authors. A single work of n authors has weight 1 / (n - 1), so the second
+# condition is weight >= 1 / (CLOSE_MAX_TEAM_SIZE - 1); the small margin keeps a float sum of
+# exactly that value on the right side.
+CLOSE_MIN_JOINT_WORKS = 2
+CLOSE_MAX_TEAM_SIZE = 10
+CLOSE_MIN_WEIGHT = 1 / (CLOSE_MAX_TEAM_SIZE - 1) - 1e-9
+# The same condition in SQL, on a row of graph_coauthoredge aliased "e".
+CLOSE_SQL = f"(e.joint_works_count >= {CLOSE_MIN_JOINT_WORKS} OR e.weight >= {CLOSE_MIN_WEIGHT!r})"
+
+
+class CoauthorEdge(models.Model):
+    """Two researchers with at least one joint work of at most MAX_AUTHORS_FOR_EDGES authors.
+
+    One row per pair, researcher_a < researcher_b. weight is the sum over the joint works of
+    1 / (authors - 1): a two-author paper counts 1, a paper with 11 authors 0.1.
+
+    Written only by graph.services (set-based SQL: the incremental refresh after each import
+    batch and the full rebuild). The foreign keys carry no database constraint so the rebuild
+    can load tens of millions of rows without a lookup per row; a researcher record that goes
+    away is handled by refreshing the ids involved (graph.services.coauthor_edges_refresh).
+    """
+
+    pk = models.CompositePrimaryKey("researcher_a", "researcher_b")
+    researcher_a = models.ForeignKey(
+        "researchers.Researcher",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,  # the primary key (researcher_a, researcher_b) serves this side
+        related_name="+",
+    )
+    researcher_b = models.ForeignKey(
+        "researchers.Researcher",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,  # coauthor_edge_b_idx serves this side
+        related_name="+",
+    )
+    joint_works_count = models.PositiveIntegerField()
+    weight = models.FloatField()
+    first_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_year = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(researcher_a__lt=models.F("researcher_b")),
+                name="coauthor_edge_ordered",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["researcher_b", "researcher_a"], name="coauthor_edge_b_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.researcher_a_id} - {self.researcher_b_id} ({self.joint_works_count})"
+
+    @property
+    def is_close(self) -> bool:
+        return self.joint_works_count >= CLOSE_MIN_JOINT_WORKS or self.weight >= CLOSE_MIN_WEIGHT

@@ -1,10 +1,19 @@
-"""Metrics derived from the publication graph."""
+"""Metrics derived from the publication graph, and the collaborator graph itself."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import logging
+import time
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connection, transaction
+
+from . import keys
+from .models import CLOSE_SQL, MAX_AUTHORS_FOR_EDGES
+
+logger = logging.getLogger(__name__)
 
 _REFRESH_SQL = """
 WITH touched AS (
@@ -80,3 +89,351 @@ def researcher_metrics_refresh(*, researcher_ids: Collection[int]) -> int:
     with connection.cursor() as cursor:
         cursor.execute(_REFRESH_SQL, {"ids": sorted(researcher_ids)})
         return cursor.rowcount
+
+
+# --- Coauthor edges -------------------------------------------------------------------------
+#
+# Both routes below compute the same thing from publications_authorship and publications_work:
+# for each pair of distinct researchers on a work with 2..MAX_AUTHORS_FOR_EDGES authors, the
+# number of joint works, the sum of 1 / (authors - 1) and the first and last publication year.
+# A researcher listed twice on one work counts once. The weight is summed as numeric, which is
+# exact, and only then turned into a float, so the result does not depend on the order rows
+# arrive in: the incremental route and the rebuild give bit-identical tables.
+
+# Taken by the incremental refresh (per transaction) and by the rebuild (for its whole run),
+# so the rebuild never swaps tables under a refresh, and refreshes wait for it.
+EDGES_LOCK_KEY = 0x67726170685F6564  # "graph_ed"
+
+_EDGES_REFRESH_SQL = f"""
+WITH touched AS (
+    SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
+),
+author_works AS MATERIALIZED (
+    SELECT DISTINCT au.work_id, au.researcher_id, w.authors_count, w.publication_year
+    FROM publications_authorship au
+    JOIN touched t ON t.id = au.researcher_id
+    JOIN publications_work w ON w.id = au.work_id
+    WHERE w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
+),
+fresh AS MATERIALIZED (
+    SELECT x.researcher_id AS a, y.researcher_id AS b, count(*) AS joint_works_count,
+           sum(1::numeric / (x.authors_count - 1))::float8 AS weight,
+           min(x.publication_year) AS first_year, max(x.publication_year) AS last_year
+    FROM author_works x
+    JOIN author_works y ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
+    GROUP BY x.researcher_id, y.researcher_id
+),
+removed AS (
+    DELETE FROM graph_coauthoredge e
+    USING touched ta, touched tb
+    WHERE e.researcher_a_id = ta.id AND e.researcher_b_id = tb.id
+      AND NOT EXISTS (
+          SELECT 1 FROM fresh f WHERE f.a = e.researcher_a_id AND f.b = e.researcher_b_id
+      )
+    RETURNING e.researcher_a_id, e.researcher_b_id
+),
+written AS (
+    INSERT INTO graph_coauthoredge AS e
+        (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
+    SELECT a, b, joint_works_count, weight, first_year, last_year FROM fresh ORDER BY a, b
+    ON CONFLICT (researcher_a_id, researcher_b_id) DO UPDATE SET
+        joint_works_count = EXCLUDED.joint_works_count, weight = EXCLUDED.weight,
+        first_year = EXCLUDED.first_year, last_year = EXCLUDED.last_year
+    WHERE (e.joint_works_count, e.weight, e.first_year, e.last_year)
+          IS DISTINCT FROM
+          (EXCLUDED.joint_works_count, EXCLUDED.weight, EXCLUDED.first_year, EXCLUDED.last_year)
+    RETURNING e.researcher_a_id, e.researcher_b_id
+)
+SELECT researcher_a_id FROM removed UNION SELECT researcher_b_id FROM removed
+UNION SELECT researcher_a_id FROM written UNION SELECT researcher_b_id FROM written
+"""
+
+_CLOSE_COUNT_REFRESH_SQL = f"""
+WITH target AS (
+    SELECT id FROM researchers_researcher WHERE id = ANY(%(ids)s) ORDER BY id FOR UPDATE
+),
+counts AS (
+    SELECT t.id,
+           (SELECT count(*) FROM graph_coauthoredge e WHERE e.researcher_a_id = t.id AND {CLOSE_SQL})
+         + (SELECT count(*) FROM graph_coauthoredge e WHERE e.researcher_b_id = t.id AND {CLOSE_SQL})
+           AS close_collaborators_count
+    FROM target t
+)
+UPDATE researchers_researcher r SET close_collaborators_count = c.close_collaborators_count
+FROM counts c
+WHERE r.id = c.id AND r.close_collaborators_count <> c.close_collaborators_count
+"""
+
+_CLOSE_COUNT_REFRESH_ALL_SQL = f"""
+WITH counts AS (
+    SELECT id, count(*) AS close_collaborators_count FROM (
+        SELECT e.researcher_a_id AS id FROM graph_coauthoredge e WHERE {CLOSE_SQL}
+        UNION ALL
+        SELECT e.researcher_b_id FROM graph_coauthoredge e WHERE {CLOSE_SQL}
+    ) ends GROUP BY id
+),
+fresh AS (
+    SELECT r.id, coalesce(c.close_collaborators_count, 0) AS close_collaborators_count
+    FROM researchers_researcher r LEFT JOIN counts c ON c.id = r.id
+)
+UPDATE researchers_researcher r SET close_collaborators_count = f.close_collaborators_count
+FROM fresh f
+WHERE r.id = f.id AND r.close_collaborators_count <> f.close_collaborators_count
+"""
+
+
+@dataclass(frozen=True)
+class EdgesRefreshResult:
+    researchers: int
+    changed_researcher_ids: frozenset[int]
+
+
+def coauthor_edges_refresh(*, researcher_ids: Collection[int]) -> EdgesRefreshResult:
+    """Recompute every coauthor edge between two of `researcher_ids`, in two statements.
+
+    An edge (a, b) can change only when a work of both a and b changed, and then both are
+    among the researchers an import batch touched; so refreshing the pairs inside the touched
+    set, whatever else is in the table, gives the same rows as a full rebuild. Edges with one
+    end outside the set are not looked at. Idempotent: a second call changes nothing.
+    The caller holds a transaction; the edges lock is taken here and held until it ends.
+    Also refreshes close_collaborators_count of the researchers whose edges changed.
+    """
+    ids = sorted({int(i) for i in researcher_ids})
+    if not ids:
+        return EdgesRefreshResult(0, frozenset())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [EDGES_LOCK_KEY])
+        cursor.execute(_EDGES_REFRESH_SQL, {"ids": ids})
+        changed = frozenset(row[0] for row in cursor.fetchall())
+        if changed:
+            cursor.execute(_CLOSE_COUNT_REFRESH_SQL, {"ids": sorted(changed)})
+    return EdgesRefreshResult(len(ids), changed)
+
+
+# --- Queueing edge refreshes after import batches -------------------------------------------
+
+# A slice lives this long at most; its version key a little longer, so an expired version can
+# never bring back a slice stored under it.
+SLICE_CACHE_SECONDS = 6 * 60 * 60
+_VERSION_SECONDS = SLICE_CACHE_SECONDS + 600
+# A queued drain that never ran (its message lost) no longer blocks new ones after this.
+DRAIN_QUEUED_SECONDS = 10 * 60
+
+
+def graph_slices_invalidate(*, researcher_ids: Collection[int]) -> None:
+    """Give these researchers a new slice version: their cached slices are never read again."""
+    ids = sorted({int(i) for i in researcher_ids})
+    if not ids:
+        return
+    version = str(time.time_ns())
+    redis = keys.redis_client()
+    pipe = redis.pipeline(transaction=False)
+    for researcher_id in ids:
+        pipe.set(
+            keys.key(keys.SLICE_VERSION.format(id=researcher_id)), version, ex=_VERSION_SECONDS
+        )
+    pipe.execute()
+
+
+def graph_slices_invalidate_all() -> None:
+    keys.redis_client().set(keys.key(keys.SLICE_GENERATION), str(time.time_ns()))
+
+
+def coauthor_edges_mark_pending(*, researcher_ids: Collection[int]) -> bool:
+    """Record researchers whose works changed (after their batch committed): their slices are
+    invalidated now and their edges wait for the drain. Returns True when the caller should
+    queue a drain (none was queued yet)."""
+    ids = sorted({int(i) for i in researcher_ids})
+    if not ids:
+        return False
+    redis = keys.redis_client()
+    pending = keys.key(keys.EDGES_PENDING)
+    for start in range(0, len(ids), 10_000):
+        redis.sadd(pending, *ids[start : start + 10_000])
+    graph_slices_invalidate(researcher_ids=ids)
+    return bool(redis.set(keys.key(keys.EDGES_DRAIN_QUEUED), "1", nx=True, ex=DRAIN_QUEUED_SECONDS))
+
+
+def coauthor_edges_drain() -> int:
+    """Refresh the edges of every pending researcher, all together, until none is pending.
+
+    One drain runs at a time (a transaction-level advisory lock, tried, not waited for): a
+    second one returns at once, and the first looks at the pending set again after each
+    commit, so ids added meanwhile are never stranded. Ids are moved to a processing set
+    before the refresh and dropped only after it committed, so a drain that dies loses
+    nothing: the next one takes them again (the refresh is idempotent).
+    Returns the number of researcher ids refreshed.
+    """
+    redis = keys.redis_client()
+    pending, processing = keys.key(keys.EDGES_PENDING), keys.key(keys.EDGES_PROCESSING)
+    redis.delete(keys.key(keys.EDGES_DRAIN_QUEUED))
+    refreshed = 0
+    while redis.exists(pending, processing):
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EDGES_LOCK_KEY])
+                if not cursor.fetchone()[0]:
+                    logger.info("edges drain: another drain or a rebuild holds the lock")
+                    return refreshed
+            pipe = redis.pipeline(transaction=True)
+            pipe.sunionstore(processing, [processing, pending])
+            pipe.delete(pending)
+            pipe.smembers(processing)
+            ids = sorted(int(i) for i in pipe.execute()[2])
+            result = coauthor_edges_refresh(researcher_ids=ids)
+        redis.delete(processing)
+        graph_slices_invalidate(researcher_ids=result.changed_researcher_ids)
+        refreshed += len(ids)
+        logger.info(
+            "edges drain: refreshed %d researchers, %d with changed edges",
+            len(ids),
+            len(result.changed_researcher_ids),
+        )
+    return refreshed
+
+
+# --- Full rebuild ---------------------------------------------------------------------------
+
+_REBUILD_SLICE_SQL = """
+INSERT INTO graph_coauthoredge_build
+    (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
+SELECT x.researcher_id, y.researcher_id, count(*),
+       sum(1::numeric / (x.authors_count - 1))::float8,
+       min(x.publication_year), max(x.publication_year)
+FROM graph_rebuild_authors x
+JOIN graph_rebuild_authors y ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
+WHERE x.researcher_id %% %(slices)s = %(slice)s
+GROUP BY x.researcher_id, y.researcher_id
+"""
+
+
+@dataclass(frozen=True)
+class RebuildResult:
+    edges: int
+    seconds: float
+    step_seconds: dict[str, float]
+
+
+def _run_in_threads(jobs: list[Callable[[], None]], *, workers: int) -> None:
+    """Run jobs on `workers` threads, each with a database connection of its own."""
+
+    def run(job: Callable[[], None]) -> None:
+        try:
+            job()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(run, job) for job in jobs]:
+            future.result()
+
+
+def coauthor_edges_rebuild(
+    *,
+    slices: int = 16,
+    workers: int = 2,
+    work_mem: str = "1GB",
+    on_progress: Callable[[str], None] | None = None,
+) -> RebuildResult:
+    """Rebuild every coauthor edge from scratch, then every close-collaborators count.
+
+    The new edges go into a table of their own, built by `workers` connections at once, each
+    taking slices of the researchers (by id modulo `slices`, so every slice holds whole groups
+    and no pair is counted in two); the indexes are built after the rows, both at once; then
+    the new table replaces the old one in one short transaction. Pages keep reading the old
+    edges until then. Refreshes after import batches wait for the rebuild (the edges lock),
+    and the ones that queued up meanwhile are drained afterwards by the caller.
+    """
+    say = on_progress or (lambda step: None)
+    steps: dict[str, float] = {}
+    started = time.monotonic()
+
+    def step(name: str, began: float) -> None:
+        steps[name] = round(time.monotonic() - began, 3)
+        say(name)
+
+    def sql(statement: str, params: dict | None = None) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET work_mem = '{work_mem}'")
+            cursor.execute(statement, params)
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [EDGES_LOCK_KEY])
+    try:
+        began = time.monotonic()
+        sql("DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_authors")
+        sql(
+            f"""
+            CREATE UNLOGGED TABLE graph_rebuild_authors AS
+            SELECT DISTINCT au.work_id, au.researcher_id, w.authors_count, w.publication_year
+            FROM publications_authorship au JOIN publications_work w ON w.id = au.work_id
+            WHERE au.researcher_id IS NOT NULL
+              AND w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
+            """
+        )
+        sql("ANALYZE graph_rebuild_authors")
+        sql(
+            "CREATE TABLE graph_coauthoredge_build"
+            " (LIKE graph_coauthoredge INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"
+        )
+        step("authorships", began)
+
+        began = time.monotonic()
+
+        def build_slice(number: int) -> Callable[[], None]:
+            def job() -> None:
+                sql(_REBUILD_SLICE_SQL, {"slices": slices, "slice": number})
+                say(f"slice {number + 1}/{slices}")
+
+            return job
+
+        _run_in_threads([build_slice(n) for n in range(slices)], workers=workers)
+        step("pairs", began)
+
+        began = time.monotonic()
+        _run_in_threads(
+            [
+                lambda: sql(
+                    "CREATE UNIQUE INDEX graph_coauthoredge_build_pkey"
+                    " ON graph_coauthoredge_build (researcher_a_id, researcher_b_id)"
+                ),
+                lambda: sql(
+                    "CREATE INDEX graph_coauthoredge_build_b_idx"
+                    " ON graph_coauthoredge_build (researcher_b_id, researcher_a_id)"
+                ),
+            ],
+            workers=2,
+        )
+        step("indexes", began)
+
+        began = time.monotonic()
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                """
+                ALTER TABLE graph_coauthoredge_build ADD CONSTRAINT graph_coauthoredge_build_pkey
+                    PRIMARY KEY USING INDEX graph_coauthoredge_build_pkey;
+                LOCK TABLE graph_coauthoredge IN ACCESS EXCLUSIVE MODE;
+                DROP TABLE graph_coauthoredge;
+                ALTER TABLE graph_coauthoredge_build RENAME TO graph_coauthoredge;
+                ALTER TABLE graph_coauthoredge
+                    RENAME CONSTRAINT graph_coauthoredge_build_pkey TO graph_coauthoredge_pkey;
+                ALTER INDEX graph_coauthoredge_build_b_idx RENAME TO coauthor_edge_b_idx;
+                DROP TABLE graph_rebuild_authors;
+                """
+            )
+        sql("ANALYZE graph_coauthoredge")
+        step("swap", began)
+
+        began = time.monotonic()
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL work_mem = '{work_mem}'")
+            cursor.execute(_CLOSE_COUNT_REFRESH_ALL_SQL)
+        step("close collaborators", began)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM graph_coauthoredge")
+            edges = cursor.fetchone()[0]
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [EDGES_LOCK_KEY])
+    graph_slices_invalidate_all()
+    return RebuildResult(edges, round(time.monotonic() - started, 3), steps)

@@ -22,6 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from graph.services import researcher_metrics_refresh
+from graph.tasks import coauthor_edges_schedule
 
 from .importers import writer
 from .importers.openalex import mapper, snapshot
@@ -172,6 +173,8 @@ def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, in
     if issues:
         ImportIssue.objects.bulk_create(issues, batch_size=1000)
     researcher_metrics_refresh(researcher_ids=touched)
+    # Coauthor edges and graph slices follow once the batch has committed (a coalesced task).
+    coauthor_edges_schedule(researcher_ids=touched)
     totals["failed"] = sum(
         1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR
     )

@@ -1,0 +1,34 @@
+"""Redis keys of the collaborator graph, shared by its services, selectors and tasks.
+
+Everything goes through the default cache's Redis connection, with the cache's key prefix, so
+test runs and environments sharing one Redis keep apart.
+"""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+from django.db import connection
+from django_redis import get_redis_connection
+
+# Researcher ids whose edges wait for a refresh; the drain moves them to PROCESSING first, so
+# ids a crashed drain had taken are picked up by the next one.
+EDGES_PENDING = "graph:edges:pending"
+EDGES_PROCESSING = "graph:edges:processing"
+# Set while a drain task is queued, so a burst of import batches sends one message, not many.
+EDGES_DRAIN_QUEUED = "graph:edges:drain-queued"
+# Graph slices: cached under the researcher's version; a change sets a new version, and the
+# rebuild a new generation, so a stale slice is never read again (it just expires).
+SLICE_GENERATION = "graph:slice:generation"
+SLICE_VERSION = "graph:slice:version:{id}"
+SLICE = "graph:slice:{generation}:{id}:{version}"
+
+
+def redis_client():  # noqa: ANN201
+    return get_redis_connection("default")
+
+
+def key(name: str) -> str:
+    """The full Redis key: the cache's prefix, then the database name, so two databases served
+    by one Redis (test runs of several checkouts, a bench beside the dev site) never share
+    pending ids or cached slices."""
+    return cache.make_key(f"{connection.settings_dict['NAME']}:{name}")

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from graph import keys
+
+
+@pytest.fixture(autouse=True)
+def graph_redis_keys():
+    """Each test starts with no pending edge refreshes and no cached slices of its database."""
+
+    def clear() -> None:
+        redis = keys.redis_client()
+        pattern = keys.key("graph:*")
+        for name in redis.scan_iter(match=pattern, count=1000):
+            redis.delete(name)
+
+    clear()
+    yield
+    clear()
+
+
+def author(openalex_id: str | None, name: str | None = None, institution: str | None = None):
+    """One authorship; openalex_id None is a byline name the source could not identify."""
+    entry: dict = {"raw_author_name": name or openalex_id or "Anonymous", "institutions": []}
+    if openalex_id:
+        entry["author"] = {"id": f"https://openalex.org/{openalex_id}", "display_name": name}
+    if institution:
+        entry["institutions"] = [
+            {
+                "id": f"https://openalex.org/{institution}",
+                "display_name": f"Institute {institution}",
+            }
+        ]
+    return entry
+
+
+def work(
+    number: int,
+    authors: Iterable[dict],
+    *,
+    year: int | None = 2020,
+    cited: int = 0,
+    topic: str | None = None,
+) -> dict:
+    record = {
+        "id": f"https://openalex.org/W96000{number:05d}",
+        "title": f"Handmade work {number}",
+        "publication_year": year,
+        "publication_date": f"{year}-06-01" if year else None,
+        "cited_by_count": cited,
+        "authorships": list(authors),
+    }
+    if topic:
+        record["topics"] = [
+            {"id": f"https://openalex.org/{topic}", "display_name": f"Topic {topic}", "score": 0.9}
+        ]
+    return record
+
+
+def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.sitemaps import views as sitemap_views
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -9,6 +11,8 @@ from .sitemaps import SITEMAPS
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on every page, ours or allauth's.
+    path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
     path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap-index"),
     path(
         "sitemap-<section>.xml",

@@ -88,25 +88,34 @@ def jsonld(data: dict[str, Any]) -> SafeString:
     return mark_safe(f'<script type="application/ld+json">{payload}</script>')  # noqa: S308
 
 
+CHART_WIDTH = 600
+CHART_BAR_HEIGHT = 120
+
+
 @register.simple_tag
 def citations_chart(citations_by_year: dict[str, int] | None, *, years: int = 10) -> dict[str, Any]:
-    """Bars for the last `years` years that have citations, scaled to a 0-100 height."""
+    """Bars for the last `years` years up to the latest year with citations, in SVG units of a
+    600 x 120 plot (labels below it), scaled so the busiest year fills the height."""
     counts = {int(year): int(count) for year, count in (citations_by_year or {}).items()}
     if not counts:
         return {"bars": [], "max": 0}
     last = max(counts)
     first = max(min(counts), last - years + 1)
     peak = max(counts.get(year, 0) for year in range(first, last + 1)) or 1
-    bar_width = 100 / (last - first + 1)
-    bars = [
-        {
-            "year": year,
-            "count": counts.get(year, 0),
-            "x": round((year - first) * bar_width + bar_width * 0.15, 2),
-            "width": round(bar_width * 0.7, 2),
-            "height": round(counts.get(year, 0) / peak * 100, 2),
-            "y": round(100 - counts.get(year, 0) / peak * 100, 2),
-        }
-        for year in range(first, last + 1)
-    ]
+    slot = CHART_WIDTH / (last - first + 1)
+    bars = []
+    for year in range(first, last + 1):
+        count = counts.get(year, 0)
+        height = round(count / peak * CHART_BAR_HEIGHT, 1)
+        bars.append(
+            {
+                "year": year,
+                "count": count,
+                "x": round((year - first) * slot + slot * 0.15, 1),
+                "label_x": round((year - first) * slot + slot / 2, 1),
+                "width": round(slot * 0.7, 1),
+                "height": height,
+                "y": round(CHART_BAR_HEIGHT - height, 1),
+            }
+        )
     return {"bars": bars, "max": peak, "first": first, "last": last}

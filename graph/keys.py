@@ -27,8 +27,19 @@ def redis_client():  # noqa: ANN201
     return get_redis_connection("default")
 
 
+# A slice lives this long at most; its version key a little longer, so an expired version can
+# never bring back a slice stored under it.
+SLICE_CACHE_SECONDS = 6 * 60 * 60
+SLICE_VERSION_SECONDS = SLICE_CACHE_SECONDS + 600
+
+
+def cache_name(name: str) -> str:
+    """The name to give Django's cache API (which adds its own prefix)."""
+    return f"{connection.settings_dict['NAME']}:{name}"
+
+
 def key(name: str) -> str:
     """The full Redis key: the cache's prefix, then the database name, so two databases served
     by one Redis (test runs of several checkouts, a bench beside the dev site) never share
     pending ids or cached slices."""
-    return cache.make_key(f"{connection.settings_dict['NAME']}:{name}")
+    return cache.make_key(cache_name(name))

@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from publications.models import Authorship, WorkTopic
+from researchers.models import Affiliation, Institution, Researcher
+from researchers.selectors import researchers_matching_name, researchers_public
+
+from . import keys
+from .models import CLOSE_SQL, MAX_AUTHORS_FOR_EDGES, CoauthorEdge
+
 # The one definition of "close collaborators", shown as the tooltip of the profile count and
 # used for every count and list (graph.models.CLOSE_SQL is the same rule in SQL).
 # tests/graph/test_coauthor_edges.py checks that the words and the numbers agree.
@@ -9,3 +28,566 @@ CLOSE_COLLABORATORS_DEFINITION = (
     "Close collaborators are coauthors with at least two joint works, or with one joint work "
     "that has at most 10 authors. Works with more than 100 authors are not counted."
 )
+
+# --- Graph slices ---------------------------------------------------------------------------
+
+# Caps per kind, so a slice stays small (and fast) whatever the researcher's record holds.
+SLICE_CAPS = {
+    "collaborators": 25,
+    "recent_works": 8,
+    "cited_works": 8,
+    "topics": 8,
+    "institutions": 6,
+    "coauthor_edges_among_collaborators": 60,
+    "authored_edges_of_collaborators": 60,
+}
+
+_COLLABORATORS_SQL = f"""
+SELECT r.id, r.slug, r.display_name, r.works_count, ends.joint_works_count, ends.weight,
+       ends.first_year, ends.last_year
+FROM (
+    SELECT e.researcher_b_id AS other, e.joint_works_count, e.weight, e.first_year, e.last_year
+    FROM graph_coauthoredge e WHERE e.researcher_a_id = %(id)s AND {CLOSE_SQL}
+    UNION ALL
+    SELECT e.researcher_a_id, e.joint_works_count, e.weight, e.first_year, e.last_year
+    FROM graph_coauthoredge e WHERE e.researcher_b_id = %(id)s AND {CLOSE_SQL}
+    ORDER BY weight DESC, other
+    LIMIT %(limit)s
+) ends
+JOIN researchers_researcher r ON r.id = ends.other
+ORDER BY ends.weight DESC, r.id
+"""
+
+_EDGES_AMONG_SQL = """
+SELECT e.researcher_a_id, e.researcher_b_id, e.joint_works_count, e.weight, e.first_year,
+       e.last_year
+FROM graph_coauthoredge e
+WHERE e.researcher_a_id = ANY(%(ids)s) AND e.researcher_b_id = ANY(%(ids)s)
+ORDER BY e.weight DESC
+LIMIT %(limit)s
+"""
+
+# Recent and most cited works of the researcher, in one pass over their authorships.
+_WORKS_SQL = """
+WITH mine AS MATERIALIZED (
+    SELECT DISTINCT w.id, w.title, w.publication_year, w.publication_date, w.cited_by_count,
+           w.type, w.authors_count
+    FROM publications_authorship au JOIN publications_work w ON w.id = au.work_id
+    WHERE au.researcher_id = %(id)s
+)
+(SELECT *, 'recent' AS why FROM mine
+ ORDER BY publication_date DESC NULLS LAST, publication_year DESC NULLS LAST, id DESC
+ LIMIT %(recent)s)
+UNION ALL
+(SELECT *, 'cited' AS why FROM mine ORDER BY cited_by_count DESC, id DESC LIMIT %(cited)s)
+"""
+
+_TOPICS_SQL = """
+SELECT wt.topic_id, t.name, t.code, count(DISTINCT au.work_id) AS works
+FROM publications_authorship au
+JOIN publications_worktopic wt ON wt.work_id = au.work_id
+JOIN publications_topic t ON t.id = wt.topic_id
+WHERE au.researcher_id = %(id)s
+GROUP BY wt.topic_id, t.name, t.code
+ORDER BY works DESC, wt.topic_id
+LIMIT %(limit)s
+"""
+
+
+def _node(kind: str, pk: int, label: str, url: str, weight: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": f"{kind[0]}:{pk}",
+        "type": kind,
+        "label": label,
+        "url": url,
+        "weight": weight,
+    } | extra
+
+
+def _edge(kind: str, source: str, target: str, weight: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": f"{kind}:{source}-{target}",
+        "kind": kind,
+        "source": source,
+        "target": target,
+        "weight": weight,
+    } | extra
+
+
+def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
+    """The researcher's neighbourhood as nodes and edges, each kind capped (SLICE_CAPS).
+
+    Nodes: the researcher; their close collaborators, strongest first; their most recent and
+    most cited works; their main topics; their institutions. Each node has an id ("r:12",
+    "w:7", "t:3", "i:5"), a type, a label, a URL and a weight (how strongly it relates to the
+    researcher: the coauthor weight, the citations, the number of works on the topic, 1 for a
+    current affiliation and 0.5 for a past one).
+    Edges: coauthor (weight = coauthor weight, with joint works and years), authored (person to
+    work), about (work to topic with the topic score; researcher to topic with their works on
+    it) and affiliated (person to institution). Eight queries, whatever the record's size.
+    """
+    rid = researcher.id
+    center = f"r:{rid}"
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    with connection.cursor() as cursor:
+        cursor.execute(_COLLABORATORS_SQL, {"id": rid, "limit": SLICE_CAPS["collaborators"]})
+        collaborators = cursor.fetchall()
+        people = [rid] + [row[0] for row in collaborators]
+        cursor.execute(
+            _EDGES_AMONG_SQL,
+            {"ids": people[1:], "limit": SLICE_CAPS["coauthor_edges_among_collaborators"]},
+        )
+        among = cursor.fetchall()
+        cursor.execute(
+            _WORKS_SQL,
+            {"id": rid, "recent": SLICE_CAPS["recent_works"], "cited": SLICE_CAPS["cited_works"]},
+        )
+        work_rows = cursor.fetchall()
+        cursor.execute(_TOPICS_SQL, {"id": rid, "limit": SLICE_CAPS["topics"]})
+        topic_rows = cursor.fetchall()
+
+    nodes.append(
+        _node(
+            "researcher",
+            rid,
+            researcher.display_name,
+            reverse("researcher-profile", args=[researcher.slug]),
+            1.0,
+            slug=researcher.slug,
+            center=True,
+            works=researcher.works_count,
+        )
+    )
+    for pk, slug, name, works_count, joint, weight, first, last in collaborators:
+        nodes.append(
+            _node(
+                "researcher",
+                pk,
+                name,
+                reverse("researcher-profile", args=[slug]),
+                round(weight, 4),
+                slug=slug,
+                works=works_count,
+            )
+        )
+        edges.append(
+            _edge(
+                "coauthor",
+                center,
+                f"r:{pk}",
+                round(weight, 4),
+                joint_works=joint,
+                first_year=first,
+                last_year=last,
+            )
+        )
+    for a, b, joint, weight, first, last in among:
+        edges.append(
+            _edge(
+                "coauthor",
+                f"r:{a}",
+                f"r:{b}",
+                round(weight, 4),
+                joint_works=joint,
+                first_year=first,
+                last_year=last,
+            )
+        )
+
+    works: dict[int, dict[str, Any]] = {}
+    for pk, title, year, _date, cited, work_type, authors, why in work_rows:
+        if pk in works:
+            works[pk]["why"].append(why)
+            continue
+        works[pk] = _node(
+            "work",
+            pk,
+            title,
+            reverse("publications:work-detail", args=[pk]),
+            cited,
+            year=year,
+            work_type=work_type,
+            authors=authors,
+            why=[why],
+        )
+    nodes.extend(works.values())
+    for pk in works:
+        edges.append(_edge("authored", center, f"w:{pk}", 1.0))
+    if works and len(people) > 1:
+        pairs = (
+            Authorship.objects.filter(work_id__in=list(works), researcher_id__in=people[1:])
+            .values_list("researcher_id", "work_id")
+            .distinct()
+            .order_by("work_id", "researcher_id")[: SLICE_CAPS["authored_edges_of_collaborators"]]
+        )
+        edges.extend(_edge("authored", f"r:{r}", f"w:{w}", 1.0) for r, w in pairs)
+
+    topic_ids = [row[0] for row in topic_rows]
+    for pk, name, code, count in topic_rows:
+        nodes.append(
+            _node(
+                "topic",
+                pk,
+                f"{code} {name}".strip() if code and code not in name else name,
+                reverse("publications:topic-detail", args=[pk]),
+                count,
+            )
+        )
+        edges.append(_edge("about", center, f"t:{pk}", count))
+    if works and topic_ids:
+        for work_id, topic_id, score in WorkTopic.objects.filter(
+            work_id__in=list(works), topic_id__in=topic_ids
+        ).values_list("work_id", "topic_id", "score"):
+            edges.append(_edge("about", f"w:{work_id}", f"t:{topic_id}", round(score, 4)))
+
+    this_year = timezone.now().year
+    affiliations = (
+        Affiliation.objects.filter(researcher_id__in=people)
+        .select_related("institution")
+        .order_by("researcher_id", "-end_year", "-start_year", "id")
+    )
+    institutions: dict[int, dict[str, Any]] = {}
+    own = [a for a in affiliations if a.researcher_id == rid]
+    if researcher.last_known_institution_id and not any(
+        a.institution_id == researcher.last_known_institution_id for a in own
+    ):
+        last_known = Institution.objects.filter(id=researcher.last_known_institution_id).first()
+        if last_known:
+            own.insert(0, Affiliation(researcher_id=rid, institution=last_known, end_year=None))
+    for affiliation in own:
+        institution = affiliation.institution
+        if institution.id in institutions:
+            continue
+        if len(institutions) >= SLICE_CAPS["institutions"]:
+            break
+        current = affiliation.end_year is None or affiliation.end_year >= this_year
+        institutions[institution.id] = _node(
+            "institution",
+            institution.id,
+            institution.name,
+            reverse("institution-detail", args=[institution.id]),
+            1.0 if current else 0.5,
+            country=institution.country_code,
+        )
+        edges.append(
+            _edge(
+                "affiliated",
+                center,
+                f"i:{institution.id}",
+                1.0 if current else 0.5,
+                start_year=affiliation.start_year,
+                end_year=affiliation.end_year,
+            )
+        )
+    nodes.extend(institutions.values())
+    seen = {(e["source"], e["target"]) for e in edges}
+    for affiliation in affiliations:
+        if affiliation.researcher_id == rid or affiliation.institution_id not in institutions:
+            continue
+        pair = (f"r:{affiliation.researcher_id}", f"i:{affiliation.institution_id}")
+        if pair in seen:
+            continue
+        seen.add(pair)
+        current = affiliation.end_year is None or affiliation.end_year >= this_year
+        edges.append(_edge("affiliated", *pair, 1.0 if current else 0.5))
+
+    return {
+        "researcher": {
+            "id": center,
+            "slug": researcher.slug,
+            "name": researcher.display_name,
+            "close_collaborators_count": researcher.close_collaborators_count,
+            "works_count": researcher.works_count,
+        },
+        "nodes": nodes,
+        "edges": edges,
+        "caps": SLICE_CAPS,
+        "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
+    }
+
+
+def _slice_key(researcher_id: int) -> str:
+    generation, version = keys.redis_client().mget(
+        keys.key(keys.SLICE_GENERATION),
+        keys.key(keys.SLICE_VERSION.format(id=researcher_id)),
+    )
+    return keys.SLICE.format(
+        generation=(generation or b"0").decode(),
+        id=researcher_id,
+        version=(version or b"0").decode(),
+    )
+
+
+def graph_slice_for(researcher: Researcher) -> dict[str, Any]:
+    """The researcher's graph slice, from the cache when it is still current.
+
+    The version is read before the database, and a change sets a new version only after it
+    committed, so a slice computed from data older than a change is never cached under the
+    version that follows the change.
+    """
+    cache_key = keys.cache_name(_slice_key(researcher.id))
+    cached = cache.get(cache_key)
+    if cached is not None:
+        return cached
+    graph_slice = graph_slice_build(researcher)
+    cache.set(cache_key, graph_slice, keys.SLICE_CACHE_SECONDS)
+    return graph_slice
+
+
+# --- "How are we connected?" ----------------------------------------------------------------
+
+MAX_PATH_HOPS = 6
+# Researchers a search may reach before it gives up: a hub's neighbourhood two hops out can be
+# most of the graph, and the answer has to come back in a page's time.
+MAX_PATH_VISITED = 300_000
+WORKS_PER_HOP = 5
+
+_NEIGHBOURS_SQL = """
+SELECT researcher_a_id, researcher_b_id FROM graph_coauthoredge WHERE researcher_a_id = ANY(%(ids)s)
+UNION ALL
+SELECT researcher_b_id, researcher_a_id FROM graph_coauthoredge WHERE researcher_b_id = ANY(%(ids)s)
+"""
+
+_HOP_WORKS_SQL = f"""
+SELECT w.id, w.title, w.publication_year, w.authors_count
+FROM publications_work w
+WHERE w.authors_count <= {MAX_AUTHORS_FOR_EDGES}
+  AND w.id IN (
+      SELECT x.work_id FROM publications_authorship x
+      JOIN publications_authorship y ON y.work_id = x.work_id
+      WHERE x.researcher_id = %(a)s AND y.researcher_id = %(b)s
+  )
+ORDER BY w.publication_year DESC NULLS LAST, w.id DESC
+LIMIT %(limit)s
+"""
+
+
+def _shortest_path_ids(source: int, target: int) -> tuple[list[int] | None, str]:
+    """Bidirectional breadth-first search over the coauthor edges, one query per level,
+    always widening the smaller side. Returns (ids from source to target, "") or (None, why)."""
+    if source == target:
+        return [source], ""
+    parents = ({source: None}, {target: None})
+    frontiers = ([source], [target])
+    hops = 0
+    while frontiers[0] and frontiers[1] and hops < MAX_PATH_HOPS:
+        side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
+        mine, other = parents[side], parents[1 - side]
+        with connection.cursor() as cursor:
+            cursor.execute(_NEIGHBOURS_SQL, {"ids": frontiers[side]})
+            pairs = sorted(cursor.fetchall())
+        hops += 1
+        next_frontier: list[int] = []
+        meeting = None
+        for here, there in pairs:
+            if there in mine:
+                continue
+            mine[there] = here
+            next_frontier.append(there)
+            if there in other and meeting is None:
+                meeting = there
+        if meeting is not None:
+            forward, node = [], meeting
+            while node is not None:
+                forward.append(node)
+                node = parents[0][node]
+            forward.reverse()
+            node = parents[1][meeting]
+            while node is not None:
+                forward.append(node)
+                node = parents[1][node]
+            return forward, ""
+        frontiers = (next_frontier, frontiers[1]) if side == 0 else (frontiers[0], next_frontier)
+        if len(parents[0]) + len(parents[1]) > MAX_PATH_VISITED:
+            return None, f"no path found among the first {MAX_PATH_VISITED:,} researchers reached"
+    if hops >= MAX_PATH_HOPS:
+        return None, f"no path of at most {MAX_PATH_HOPS} joint-work hops"
+    return None, "they are not connected through joint works"
+
+
+def _person(researcher: Researcher) -> dict[str, Any]:
+    return {
+        "id": f"r:{researcher.id}",
+        "slug": researcher.slug,
+        "name": researcher.display_name,
+        "url": reverse("researcher-profile", args=[researcher.slug]),
+    }
+
+
+def collaboration_path(source: Researcher, target: Researcher) -> dict[str, Any]:
+    """The shortest chain of coauthors from source to target, with the joint works of each hop
+    (newest first, at most WORKS_PER_HOP). Coauthor edges count every joint work with at most
+    100 authors, close or not. At most MAX_PATH_HOPS hops."""
+    ids, reason = _shortest_path_ids(source.id, target.id)
+    result: dict[str, Any] = {
+        "source": _person(source),
+        "target": _person(target),
+        "found": ids is not None,
+        "reason": reason,
+        "researchers": [],
+        "hops": [],
+    }
+    if ids is None:
+        return result
+    people = Researcher.objects.in_bulk(ids)
+    result["researchers"] = [_person(people[i]) for i in ids]
+    with connection.cursor() as cursor:
+        for a, b in zip(ids, ids[1:], strict=False):
+            cursor.execute(_HOP_WORKS_SQL, {"a": a, "b": b, "limit": WORKS_PER_HOP})
+            works = [
+                {
+                    "id": f"w:{pk}",
+                    "title": title,
+                    "year": year,
+                    "authors": authors,
+                    "url": reverse("publications:work-detail", args=[pk]),
+                }
+                for pk, title, year, authors in cursor.fetchall()
+            ]
+            low, high = min(a, b), max(a, b)
+            edge = CoauthorEdge.objects.filter(researcher_a_id=low, researcher_b_id=high).first()
+            result["hops"].append(
+                {
+                    "source": f"r:{a}",
+                    "target": f"r:{b}",
+                    "joint_works": edge.joint_works_count if edge else len(works),
+                    "weight": round(edge.weight, 4) if edge else None,
+                    "works": works,
+                }
+            )
+    return result
+
+
+# --- Conflicts of interest ------------------------------------------------------------------
+
+COI_DEFAULT_YEARS = 3
+COI_MAX_RESEARCHERS = 50
+COI_WORKS_PER_PAIR = 10
+
+_COI_WORKS_SQL = """
+SELECT DISTINCT x.researcher_id, y.researcher_id, w.id, w.title, w.publication_year
+FROM publications_authorship x
+JOIN publications_authorship y ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
+JOIN publications_work w ON w.id = x.work_id
+WHERE x.researcher_id = ANY(%(ids)s) AND y.researcher_id = ANY(%(ids)s)
+  AND w.publication_year >= %(since)s
+ORDER BY x.researcher_id, y.researcher_id, w.publication_year DESC, w.id DESC
+"""
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """One line of a COI request and the record it names, if any."""
+
+    query: str
+    researcher: Researcher | None
+    how: str
+
+
+_ORCID = re.compile(r"([0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X])", re.IGNORECASE)
+_OPENALEX_AUTHOR = re.compile(r"^(?:https?://openalex\.org/)?(A[0-9]+)$", re.IGNORECASE)
+
+
+def researchers_resolve(queries: Sequence[str]) -> list[Resolved]:
+    """Resolve pasted lines to researcher records: an ORCID iD, an OpenAlex author id, a slug,
+    or else a name (the best name match, most cited first among equals)."""
+    resolved = []
+    for raw in queries:
+        query = raw.strip()
+        if not query:
+            continue
+        public = researchers_public()
+        if match := _ORCID.search(query):
+            found = public.filter(orcid=match.group(1).upper()).first()
+            resolved.append(Resolved(query, found, "ORCID iD"))
+        elif match := _OPENALEX_AUTHOR.match(query):
+            found = public.filter(openalex_id=match.group(1).upper()).first()
+            resolved.append(Resolved(query, found, "OpenAlex id"))
+        elif found := public.filter(slug=query).first():
+            resolved.append(Resolved(query, found, "profile address"))
+        else:
+            found = researchers_matching_name(public, query).first()
+            resolved.append(Resolved(query, found, "name"))
+    return resolved
+
+
+def conflicts_of_interest(
+    researchers: Sequence[Researcher], *, years: int = COI_DEFAULT_YEARS, today: date | None = None
+) -> dict[str, Any]:
+    """Every pair among `researchers` that wrote a work together published in the last `years`
+    years (from the start of year today.year - years; works of any size count here) or that
+    share a current institution (an affiliation without an end year or ending this year or
+    later, or the last known institution). Each pair comes with its evidence. Three queries."""
+    today = today or timezone.now().date()
+    since = today.year - years
+    by_id = {r.id: r for r in researchers}
+    ids = sorted(by_id)
+    pairs: dict[tuple[int, int], dict[str, Any]] = {}
+
+    def pair(a: int, b: int) -> dict[str, Any]:
+        a, b = min(a, b), max(a, b)
+        if (a, b) not in pairs:
+            pairs[(a, b)] = {
+                "researchers": [_person(by_id[a]), _person(by_id[b])],
+                "reasons": [],
+                "joint_works_count": 0,
+                "works": [],
+                "institutions": [],
+            }
+        return pairs[(a, b)]
+
+    with connection.cursor() as cursor:
+        cursor.execute(_COI_WORKS_SQL, {"ids": ids, "since": since})
+        for a, b, work_id, title, year in cursor.fetchall():
+            entry = pair(a, b)
+            entry["joint_works_count"] += 1
+            if len(entry["works"]) < COI_WORKS_PER_PAIR:
+                entry["works"].append(
+                    {
+                        "id": f"w:{work_id}",
+                        "title": title,
+                        "year": year,
+                        "url": reverse("publications:work-detail", args=[work_id]),
+                    }
+                )
+    holders: dict[int, set[int]] = {}
+    names: dict[int, str] = {}
+    for affiliation in (
+        Affiliation.objects.filter(researcher_id__in=ids)
+        .filter(Q(end_year__isnull=True) | Q(end_year__gte=today.year))
+        .select_related("institution")
+    ):
+        holders.setdefault(affiliation.institution_id, set()).add(affiliation.researcher_id)
+        names[affiliation.institution_id] = affiliation.institution.name
+    missing = {
+        r.last_known_institution_id
+        for r in researchers
+        if r.last_known_institution_id and r.last_known_institution_id not in names
+    }
+    names.update(Institution.objects.filter(id__in=missing).values_list("id", "name"))
+    for r in researchers:
+        if r.last_known_institution_id:
+            holders.setdefault(r.last_known_institution_id, set()).add(r.id)
+    for institution_id, members in sorted(holders.items()):
+        members_sorted = sorted(members)
+        for i, a in enumerate(members_sorted):
+            for b in members_sorted[i + 1 :]:
+                pair(a, b)["institutions"].append(
+                    {
+                        "id": f"i:{institution_id}",
+                        "name": names.get(institution_id, ""),
+                        "url": reverse("institution-detail", args=[institution_id]),
+                    }
+                )
+    for entry in pairs.values():
+        if entry["joint_works_count"]:
+            entry["reasons"].append("coauthor")
+        if entry["institutions"]:
+            entry["reasons"].append("institution")
+    return {
+        "years": years,
+        "since_year": since,
+        "researchers": [_person(by_id[i]) for i in ids],
+        "conflicts": [pairs[key] for key in sorted(pairs)],
+    }

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
+from researchers.services import researcher_pages_invalidate
+
 from . import keys
 from .models import CLOSE_SQL, MAX_AUTHORS_FOR_EDGES
 
@@ -212,10 +214,6 @@ def coauthor_edges_refresh(*, researcher_ids: Collection[int]) -> EdgesRefreshRe
 
 # --- Queueing edge refreshes after import batches -------------------------------------------
 
-# A slice lives this long at most; its version key a little longer, so an expired version can
-# never bring back a slice stored under it.
-SLICE_CACHE_SECONDS = 6 * 60 * 60
-_VERSION_SECONDS = SLICE_CACHE_SECONDS + 600
 # A queued drain that never ran (its message lost) no longer blocks new ones after this.
 DRAIN_QUEUED_SECONDS = 10 * 60
 
@@ -230,7 +228,9 @@ def graph_slices_invalidate(*, researcher_ids: Collection[int]) -> None:
     pipe = redis.pipeline(transaction=False)
     for researcher_id in ids:
         pipe.set(
-            keys.key(keys.SLICE_VERSION.format(id=researcher_id)), version, ex=_VERSION_SECONDS
+            keys.key(keys.SLICE_VERSION.format(id=researcher_id)),
+            version,
+            ex=keys.SLICE_VERSION_SECONDS,
         )
     pipe.execute()
 
@@ -283,6 +283,8 @@ def coauthor_edges_drain() -> int:
             result = coauthor_edges_refresh(researcher_ids=ids)
         redis.delete(processing)
         graph_slices_invalidate(researcher_ids=result.changed_researcher_ids)
+        # Profile pages show the close-collaborators count, which may have changed.
+        researcher_pages_invalidate(researcher_ids=result.changed_researcher_ids)
         refreshed += len(ids)
         logger.info(
             "edges drain: refreshed %d researchers, %d with changed edges",

@@ -1,0 +1,59 @@
+/* Shared by the profile panel and the explorer: Cytoscape styles and slice-to-elements. */
+(function () {
+  "use strict";
+  if (window.bzGraph) return;
+
+  var COLORS = { researcher: "#2454c5", work: "#6b7280", topic: "#8b3fb5", institution: "#1e7a46" };
+  var SHAPES = { researcher: "ellipse", work: "round-rectangle", topic: "diamond", institution: "hexagon" };
+
+  function elementsOf(slice) {
+    var nodes = slice.nodes.map(function (node) {
+      var data = Object.assign({}, node, { kind: node.type });
+      delete data.type;
+      return { group: "nodes", data: data, classes: node.type + (node.center ? " center" : "") };
+    });
+    var edges = slice.edges.map(function (edge) {
+      return { group: "edges", data: Object.assign({}, edge), classes: edge.kind };
+    });
+    return nodes.concat(edges);
+  }
+
+  function style() {
+    return [
+      { selector: "node", style: {
+        "background-color": function (n) { return COLORS[n.data("kind")] || "#999"; },
+        "shape": function (n) { return SHAPES[n.data("kind")] || "ellipse"; },
+        "label": "data(label)", "font-size": 9, "color": "#1d2330", "text-wrap": "ellipsis",
+        "text-max-width": 110, "text-valign": "bottom", "text-margin-y": 3,
+        "width": 16, "height": 16, "min-zoomed-font-size": 7,
+      } },
+      { selector: "node.researcher", style: { "width": 22, "height": 22 } },
+      { selector: "node.center", style: { "width": 32, "height": 32, "border-width": 3, "border-color": "#f0b400", "font-weight": "bold" } },
+      { selector: "node.expanded", style: { "border-width": 2, "border-color": "#1d2330" } },
+      { selector: "node:selected", style: { "border-width": 4, "border-color": "#f0b400" } },
+      { selector: "edge", style: { "width": 1, "line-color": "#c4cad6", "curve-style": "haystack", "opacity": 0.8 } },
+      { selector: "edge.coauthor", style: { "line-color": "#7d97d8", "width": function (e) { return Math.max(1, Math.min(6, 1 + 2 * (e.data("weight") || 0))); } } },
+      { selector: "edge.affiliated", style: { "line-style": "dashed", "line-color": "#7fb796" } },
+      { selector: "edge.about", style: { "line-color": "#c9a6dd" } },
+      { selector: ".path", style: { "line-color": "#d14900", "background-color": "#d14900", "width": 5, "z-index": 10 } },
+      { selector: "node.path", style: { "width": 28, "height": 28 } },
+      { selector: ".filtered", style: { "display": "none" } },
+    ];
+  }
+
+  var loading = null;
+  function loadCytoscape(src) {
+    if (window.cytoscape) return Promise.resolve(window.cytoscape);
+    if (loading) return loading;
+    loading = new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.onload = function () { resolve(window.cytoscape); };
+      script.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(script);
+    });
+    return loading;
+  }
+
+  window.bzGraph = { elementsOf: elementsOf, style: style, loadCytoscape: loadCytoscape, colors: COLORS };
+})();

@@ -26,7 +26,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .models import Researcher
-from .selectors import researcher_by_slug, researchers_matching_name, researchers_public
+from .search import researchers_matching_name
+from .selectors import researcher_by_slug, researchers_public
 
 MAX_PAGE_SIZE = 100
 _WHOLE_NUMBER = re.compile(r"[0-9]+")

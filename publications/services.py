@@ -21,6 +21,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from claims.trust import researchers_trust_refresh
 from graph.services import researcher_metrics_refresh
 from graph.tasks import coauthor_edges_schedule
 
@@ -173,6 +174,7 @@ def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, in
     if issues:
         ImportIssue.objects.bulk_create(issues, batch_size=1000)
     researcher_metrics_refresh(researcher_ids=touched)
+    researchers_trust_refresh(researcher_ids=touched)
     # Coauthor edges and graph slices follow once the batch has committed (a coalesced task).
     coauthor_edges_schedule(researcher_ids=touched)
     totals["failed"] = sum(

@@ -16,6 +16,8 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils.functional import cached_property
 
+from claims.admin_actions import merge_researchers
+
 from .models import Affiliation, Institution, Researcher
 from .names import normalize_name
 
@@ -236,6 +238,8 @@ class ResearcherAdmin(admin.ModelAdmin):
         ),
     )
     inlines = (AffiliationInline,)
+    # Moderation: merging duplicates (claims.admin_actions; the claims app owns the rule).
+    actions = (merge_researchers,)
     formfield_overrides = URL_FIELDS_ASSUME_HTTPS
     paginator = EstimatedCountPaginator
     show_full_result_count = False

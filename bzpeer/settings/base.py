@@ -51,6 +51,8 @@ INSTALLED_APPS = [
     "template_partials",
     "allauth",
     "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.orcid",
     "bzpeer.users",
     "researchers",
     "publications",
@@ -106,8 +108,52 @@ ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
-ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
-LOGIN_REDIRECT_URL = "/"
+# allauth's defaults plus tighter sign-up and login limits (per IP) against claim spam.
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": "10/m/ip,5/5m/key",
+    "login": env.str("RATE_LIMIT_LOGIN", default="30/m/ip"),
+    "signup": env.str("RATE_LIMIT_SIGNUP", default="5/m/ip,20/h/ip"),
+}
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[bzpeer] "
+ACCOUNT_LOGOUT_REDIRECT_URL = "/"
+LOGIN_REDIRECT_URL = "/account/"
+
+# ORCID sign-in and connected accounts (allauth's ORCID provider, public API, /authenticate).
+# ORCID_SANDBOX switches every ORCID URL to sandbox.orcid.org for testing against ORCID's
+# sandbox; production uses orcid.org. Keys come from the ORCID developer tools.
+ORCID_SANDBOX = env.bool("ORCID_SANDBOX", default=False)
+ORCID_CLIENT_ID = env.str("ORCID_CLIENT_ID", default="")
+ORCID_CLIENT_SECRET = env.str("ORCID_CLIENT_SECRET", default="")
+SOCIALACCOUNT_PROVIDERS = {
+    "orcid": {
+        "BASE_DOMAIN": "sandbox.orcid.org" if ORCID_SANDBOX else "orcid.org",
+        "MEMBER_API": False,
+        "APPS": (
+            [{"client_id": ORCID_CLIENT_ID, "secret": ORCID_CLIENT_SECRET}]
+            if ORCID_CLIENT_ID
+            else []
+        ),
+    }
+}
+# An ORCID record's email is not proof of owning that address: it is verified here first, and
+# an ORCID login never takes over an existing account by matching its email.
+SOCIALACCOUNT_EMAIL_VERIFICATION = "mandatory"
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+SOCIALACCOUNT_STORE_TOKENS = False
+
+# Claims, disputes and vouches: limits per user (fixed windows in the cache), see claims/ratelimit.py.
+CLAIMS_RATE_LIMITS = {
+    "claim_submit": env.str("RATE_LIMIT_CLAIM", default="5/h"),
+    "report_submit": env.str("RATE_LIMIT_REPORT", default="5/h"),
+    "vouch_submit": env.str("RATE_LIMIT_VOUCH", default="20/h"),
+    "split_request": env.str("RATE_LIMIT_SPLIT_REQUEST", default="30/h"),
+}
+# Vouching: at most this many vouches per user in any 30 days; this many vouches corroborate.
+CLAIMS_VOUCHES_PER_MONTH = env.int("CLAIMS_VOUCHES_PER_MONTH", default=5)
+CLAIMS_VOUCHES_NEEDED = env.int("CLAIMS_VOUCHES_NEEDED", default=2)
+# Decision notifications go to the claimant in the app and by email (a Celery task).
+NOTIFICATIONS_EMAIL_ENABLED = env.bool("NOTIFICATIONS_EMAIL_ENABLED", default=True)
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
 
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="bzpeer <noreply@bzpeer.invalid>")
@@ -176,6 +222,11 @@ CELERY_BEAT_SCHEDULE = {
     "import-runs-resume-stalled": {
         "task": "publications.tasks.import_runs_resume_stalled",
         "schedule": 5 * 60,
+    },
+    # Account age is a trust input: claimed records are rescored once a day.
+    "claims-trust-refresh-claimed": {
+        "task": "claims.tasks.researchers_trust_refresh_claimed",
+        "schedule": 24 * 60 * 60,
     },
 }
 

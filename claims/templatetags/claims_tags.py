@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
+
+from claims import trust
+from claims.selectors import ClaimPanel, claim_panel
 
 register = template.Library()
 
@@ -10,11 +15,10 @@ register = template.Library()
 @register.filter
 def trust_band(score: int | None) -> str:
     """The band a trust score falls in, as shown beside it: "Trust 13 - Unverified"."""
-    score = score or 0
-    if score >= 80:
-        return "Highly trusted"
-    if score >= 60:
-        return "Trusted"
-    if score >= 35:
-        return "Emerging"
-    return "Unverified"
+    return trust.trust_band(score)
+
+
+@register.simple_tag
+def claim_panel_for(researcher: Any, user: Any) -> ClaimPanel:
+    """{% claim_panel_for researcher user as panel %}: what the identity panel shows."""
+    return claim_panel(researcher=researcher, user=user)

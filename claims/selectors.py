@@ -1,0 +1,186 @@
+"""Reads for claims shared by the pages, the API, the admin and the tasks.
+
+Every lookup of a claim by a user-supplied id goes through a permission-checked helper here:
+another user's claim is a 404, never a 403 that would confirm it exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount
+from django.db.models import Count, Prefetch, QuerySet
+from django.http import Http404
+
+from publications.models import Work
+from researchers.models import Follow, Researcher
+
+from .models import Claim, ClaimStatus, Notification, Report, ReportStatus, SplitRequest
+from .services import vouch_eligibility
+from .trust import trust_band, trust_explanation
+
+
+def claims_of_user(user: Any) -> QuerySet[Claim]:
+    """The user's own claims, newest first, with what the account page and the API show."""
+    return (
+        Claim.objects.visible_to(user)
+        .select_related("researcher")
+        .prefetch_related("checks")
+        .annotate(vouch_count=Count("vouches"))
+        .order_by("-created_at", "-id")
+    )
+
+
+def claim_for_user_or_404(*, user: Any, claim_id: int) -> Claim:
+    claim = claims_of_user(user).filter(pk=claim_id).first()
+    if claim is None:
+        raise Http404("No such claim.")
+    return claim
+
+
+def researcher_for_claims_or_404(slug: str) -> Researcher:
+    """A record that is not merged (a merged record is claimed through its survivor)."""
+    researcher = Researcher.objects.filter(slug=slug).first()
+    if researcher is None or researcher.merged_into_id:
+        raise Http404("No such researcher.")
+    return researcher
+
+
+def researcher_claimed_by_user_or_404(*, slug: str, user: Any) -> Researcher:
+    """The record the user is the approved claimant of; anything else is a 404."""
+    researcher = researcher_for_claims_or_404(slug)
+    if not (
+        user.is_authenticated
+        and researcher.claimed_by_id == user.pk
+        and Claim.objects.filter(
+            researcher=researcher, user=user, status=ClaimStatus.APPROVED
+        ).exists()
+    ):
+        raise Http404("No such researcher.")
+    return researcher
+
+
+@dataclass
+class AccountOverview:
+    emails: list[EmailAddress]
+    orcid_accounts: list[SocialAccount]
+    claims: list[Claim]
+    follows: list[Follow]
+    notifications: list[Notification]
+    unread_count: int
+    reports: list[Report] = field(default_factory=list)
+    split_requests: list[SplitRequest] = field(default_factory=list)
+
+
+def account_overview(user: Any, *, follows_limit: int = 100) -> AccountOverview:
+    notifications = list(Notification.objects.filter(user=user)[:20])
+    return AccountOverview(
+        emails=list(EmailAddress.objects.filter(user=user).order_by("-primary", "email")),
+        orcid_accounts=list(SocialAccount.objects.filter(user=user, provider="orcid")),
+        claims=list(claims_of_user(user)),
+        follows=list(Follow.objects.filter(user=user).select_related("researcher")[:follows_limit]),
+        notifications=notifications,
+        unread_count=Notification.objects.filter(user=user, read_at__isnull=True).count(),
+        reports=list(Report.objects.filter(reporter=user).select_related("researcher")[:20]),
+        split_requests=list(
+            SplitRequest.objects.filter(requested_by=user).select_related("researcher", "work")[:20]
+        ),
+    )
+
+
+@dataclass
+class ClaimPanel:
+    """What the profile's identity panel shows to this visitor about this record."""
+
+    researcher: Researcher
+    is_claimed: bool
+    viewer_is_claimant: bool = False
+    viewer_claim: Claim | None = None
+    open_claims_count: int = 0
+    open_disputes_count: int = 0
+    viewer_has_open_report: bool = False
+    can_claim: bool = False
+    claim_blocked_reason: str = ""
+    vouchable_claims: list[Claim] = field(default_factory=list)
+    trust_band: str = ""
+
+
+def claim_panel(*, researcher: Researcher, user: Any) -> ClaimPanel:
+    """A handful of small queries whatever the record's size (the profile counts its queries)."""
+    panel = ClaimPanel(
+        researcher=researcher,
+        is_claimed=researcher.claimed_by_id is not None,
+        trust_band=trust_band(researcher.trust_score),
+    )
+    counts = Claim.objects.filter(researcher=researcher, status=ClaimStatus.PENDING).count()
+    panel.open_claims_count = counts
+    panel.open_disputes_count = Report.objects.filter(
+        researcher=researcher, status=ReportStatus.OPEN
+    ).count()
+    if not getattr(user, "is_authenticated", False):
+        return panel
+    panel.viewer_is_claimant = researcher.claimed_by_id == user.pk
+    panel.viewer_claim = (
+        Claim.objects.filter(
+            researcher=researcher,
+            user=user,
+            status__in=[ClaimStatus.PENDING, ClaimStatus.APPROVED],
+        )
+        .order_by("-created_at")
+        .first()
+    )
+    if panel.is_claimed and not panel.viewer_is_claimant:
+        panel.viewer_has_open_report = Report.objects.filter(
+            researcher=researcher, reporter=user, status=ReportStatus.OPEN
+        ).exists()
+    if not panel.is_claimed and panel.viewer_claim is None:
+        if not EmailAddress.objects.filter(user=user, verified=True).exists():
+            panel.claim_blocked_reason = "Verify your email address to claim this record."
+        elif Claim.objects.filter(user=user, status=ClaimStatus.APPROVED).exists():
+            panel.claim_blocked_reason = "Your account already holds a verified record."
+        else:
+            panel.can_claim = True
+    if not panel.is_claimed and counts:
+        pending = Claim.objects.filter(researcher=researcher, status=ClaimStatus.PENDING).exclude(
+            user=user
+        )
+        panel.vouchable_claims = [
+            claim
+            for claim in pending.select_related("user")[:5]
+            if vouch_eligibility(voucher=user, claim=claim)[0] is not None
+        ]
+    return panel
+
+
+@dataclass
+class TrustView:
+    researcher: Researcher
+    band: str
+    rows: list[dict]
+    open_disputes: int
+
+
+def trust_view(researcher: Researcher) -> TrustView:
+    return TrustView(
+        researcher=researcher,
+        band=trust_band(researcher.trust_score),
+        rows=trust_explanation(researcher.trust_breakdown),
+        open_disputes=Report.objects.filter(
+            researcher=researcher, status=ReportStatus.OPEN
+        ).count(),
+    )
+
+
+def works_for_claimant(researcher: Researcher, *, limit: int = 200) -> list[Work]:
+    """The record's works for the "not mine" list, newest first, with any open split request."""
+    open_requests = SplitRequest.objects.filter(researcher=researcher, status="open")
+    return list(
+        Work.objects.filter(authorships__researcher=researcher)
+        .distinct()
+        .order_by("-publication_date", "-id")
+        .prefetch_related(
+            Prefetch("split_requests", queryset=open_requests, to_attr="open_split_requests")
+        )[:limit]
+    )

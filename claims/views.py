@@ -1,0 +1,213 @@
+"""Pages of the claim flow, the account page, disputes, vouches and profile editing.
+
+Each view gathers input, calls a service or a selector and renders. Every state change is a
+POST (CSRF-checked by the middleware); every object comes through a permission-checked
+selector, so someone else's claim or record is a 404.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from publications.models import Work
+from researchers.models import Researcher
+
+from . import selectors, services
+from .forms import ClaimForm, ProfileEditForm, ReportForm, SplitRequestForm, VouchForm
+from .models import Claim
+from .ratelimit import RateLimited
+
+
+def _profile(researcher: Researcher) -> str:
+    return reverse("researcher-profile", args=[researcher.slug])
+
+
+@login_required
+@require_GET
+def account(request: HttpRequest) -> HttpResponse:
+    overview = selectors.account_overview(request.user)
+    return render(request, "claims/account.html", {"overview": overview})
+
+
+@login_required
+@require_POST
+def notifications_read(request: HttpRequest) -> HttpResponse:
+    services.notifications_mark_read(user=request.user)
+    return redirect("claims:account")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
+    researcher = selectors.researcher_for_claims_or_404(slug)
+    panel = selectors.claim_panel(researcher=researcher, user=request.user)
+    verified = services.user_verified_emails(request.user)
+    domains = set(services._record_institution_domains(researcher))
+    form = ClaimForm(
+        request.POST or None,
+        verified_emails=verified,
+        institution_domains=domains,
+        initial={"claimant_name": request.user.display_name or researcher.display_name},
+    )
+    status = 200
+    if request.method == "POST":
+        if not panel.can_claim:
+            messages.error(request, panel.claim_blocked_reason or "You cannot claim this record.")
+            return redirect(_profile(researcher))
+        if form.is_valid():
+            try:
+                services.claim_submit(
+                    user=request.user,
+                    researcher=researcher,
+                    claimant_name=form.cleaned_data["claimant_name"],
+                    statement=form.cleaned_data["statement"],
+                    presented_email=form.cleaned_data["presented_email"],
+                    evidence_links=form.cleaned_data["evidence_links"],
+                )
+            except RateLimited as error:
+                messages.error(request, str(error))
+                status = 429
+            except services.ClaimError as error:
+                messages.error(request, str(error))
+                status = 409 if isinstance(error, services.ClaimConflict) else 400
+            else:
+                messages.success(
+                    request,
+                    f"Your claim on {researcher.display_name} is submitted. The automatic "
+                    "checks run now; their results appear below.",
+                )
+                return redirect("claims:account")
+        else:
+            status = 400
+    return render(
+        request,
+        "claims/claim_form.html",
+        {"researcher": researcher, "panel": panel, "form": form, "verified_emails": verified},
+        status=status,
+    )
+
+
+@login_required
+@require_POST
+def claim_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
+    try:
+        services.claim_withdraw(claim=claim, user=request.user)
+    except services.ClaimError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Your claim on {claim.researcher.display_name} is withdrawn.")
+    return redirect("claims:account")
+
+
+@login_required
+@require_POST
+def vouch(request: HttpRequest, pk: int) -> HttpResponse:
+    # Pending claims only; whether this user may vouch is the service's rule.
+    claim = Claim.objects.select_related("researcher").filter(pk=pk, status="pending").first()
+    if claim is None:
+        raise Http404("No such claim.")
+    form = VouchForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    try:
+        services.vouch_submit(voucher=request.user, claim=claim, note=note)
+    except (services.ClaimError, RateLimited) as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, "Thank you: your vouch is recorded.")
+    return redirect(_profile(claim.researcher))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def report(request: HttpRequest, slug: str) -> HttpResponse:
+    researcher = selectors.researcher_for_claims_or_404(slug)
+    form = ReportForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                services.report_submit(
+                    reporter=request.user, researcher=researcher, reason=form.cleaned_data["reason"]
+                )
+            except RateLimited as error:
+                messages.error(request, str(error))
+                status = 429
+            except services.ClaimError as error:
+                messages.error(request, str(error))
+                status = 400
+            else:
+                messages.success(request, "Thank you. A moderator will review your report.")
+                return redirect(_profile(researcher))
+        else:
+            status = 400
+    return render(
+        request, "claims/report_form.html", {"researcher": researcher, "form": form}, status=status
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    researcher = selectors.researcher_claimed_by_user_or_404(slug=slug, user=request.user)
+    form = ProfileEditForm.for_researcher(
+        researcher, data=request.POST if request.method == "POST" else None
+    )
+    if request.method == "POST" and form.is_valid():
+        services.researcher_profile_update(
+            researcher=researcher,
+            user=request.user,
+            tagline=form.cleaned_data["tagline"],
+            homepage=form.cleaned_data["homepage"],
+            links=form.cleaned_data["links"],
+            open_to_collaborate=form.cleaned_data["open_to_collaborate"],
+        )
+        messages.success(request, "Your profile is updated.")
+        return redirect(_profile(researcher))
+    return render(
+        request,
+        "claims/profile_edit.html",
+        {
+            "researcher": researcher,
+            "form": form,
+            "works": selectors.works_for_claimant(researcher),
+        },
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+@login_required
+@require_POST
+def work_not_mine(request: HttpRequest, slug: str, work_id: int) -> HttpResponse:
+    researcher = selectors.researcher_claimed_by_user_or_404(slug=slug, user=request.user)
+    work = Work.objects.filter(pk=work_id, authorships__researcher=researcher).first()
+    if work is None:
+        raise Http404("No such work on this record.")
+    form = SplitRequestForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    try:
+        services.split_request_submit(
+            user=request.user, researcher=researcher, work=work, note=note
+        )
+    except (services.ClaimError, RateLimited) as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request, f"“{work.title}” is flagged as not yours; a moderator will review it."
+        )
+    return redirect("claims:profile-edit", slug=researcher.slug)
+
+
+@require_GET
+def trust_explain(request: HttpRequest, slug: str) -> HttpResponse:
+    researcher = Researcher.objects.select_related("merged_into").filter(slug=slug).first()
+    if researcher is None:
+        raise Http404("No such researcher.")
+    if researcher.merged_into_id:
+        return redirect("claims:trust-explain", slug=researcher.merged_into.slug, permanent=True)
+    return render(request, "claims/trust_explain.html", {"trust": selectors.trust_view(researcher)})

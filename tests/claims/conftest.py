@@ -1,0 +1,155 @@
+"""Fixtures for the claims tests: alice claims, bob is another member, charlie a bystander;
+mod is a moderator (staff with the claims permissions)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.contrib.auth.models import Permission
+from django.test import Client
+
+from bzpeer.celery import app as celery_app
+from tests.factories import (
+    AffiliationFactory,
+    AuthorshipFactory,
+    InstitutionFactory,
+    ResearcherFactory,
+    UserFactory,
+    WorkFactory,
+)
+
+ORCID_TEST_APP = {"client_id": "APP-TESTCLIENT0000", "secret": "test-secret"}
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(settings):
+    """A cache key prefix of this test's own: rate-limit counters (ours and allauth's) never
+    leak between tests or between two test runs sharing the Redis database, and nothing has
+    to be flushed (the same Redis database carries other suites' Celery queues)."""
+    settings.CACHES = {
+        "default": {
+            **settings.CACHES["default"],
+            "KEY_PREFIX": f"bzpeer-test-{uuid.uuid4().hex[:12]}",
+        }
+    }
+
+
+@pytest.fixture(autouse=True)
+def eager_celery():
+    """Tasks enqueued with .delay() run in-process: the task bodies are what is under test
+    here (the real worker is covered by the import tests)."""
+    previous = (celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates)
+    celery_app.conf.task_always_eager = True
+    celery_app.conf.task_eager_propagates = True
+    yield
+    celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates = previous
+
+
+@pytest.fixture
+def commit(django_capture_on_commit_callbacks):
+    """`with commit():` runs the on_commit callbacks (task enqueues) of what it wraps."""
+
+    def run():
+        return django_capture_on_commit_callbacks(execute=True)
+
+    return run
+
+
+def make_member(email: str, *, verified: bool = True, display_name: str = "", **extra):
+    user = UserFactory(
+        email=email, username=email.split("@")[0], display_name=display_name, **extra
+    )
+    EmailAddress.objects.create(user=user, email=email, verified=verified, primary=True)
+    return user
+
+
+@pytest.fixture
+def alice(db):
+    return make_member("alice@example.org", display_name="Alice Liddell")
+
+
+@pytest.fixture
+def bob(db):
+    return make_member("bob@example.org", display_name="Bob Bobson")
+
+
+@pytest.fixture
+def charlie(db):
+    return make_member("charlie@example.org", display_name="Charlie Chaplin")
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def alice_client(alice):
+    return client_for(alice)
+
+
+@pytest.fixture
+def bob_client(bob):
+    return client_for(bob)
+
+
+@pytest.fixture
+def moderator(db):
+    user = make_member("mod@example.org", display_name="Mo Derator", is_staff=True)
+    for codename in (
+        "view_claim",
+        "change_claim",
+        "view_pendingclaim",
+        "change_pendingclaim",
+        "view_report",
+        "change_report",
+        "view_splitrequest",
+        "change_splitrequest",
+        "view_moderationevent",
+        "view_researcher",
+        "change_researcher",
+    ):
+        user.user_permissions.add(Permission.objects.get(codename=codename))
+    return user
+
+
+@pytest.fixture
+def moderator_client(moderator):
+    return client_for(moderator)
+
+
+@pytest.fixture
+def orcid_app(settings):
+    """ORCID configured as allauth would be in production (keys from the environment)."""
+    settings.SOCIALACCOUNT_PROVIDERS = {
+        "orcid": {"BASE_DOMAIN": "orcid.org", "MEMBER_API": False, "APPS": [ORCID_TEST_APP]}
+    }
+    return ORCID_TEST_APP
+
+
+@pytest.fixture
+def record(db):
+    """An unclaimed L1 record, "Alice Liddell", with two works that have DOIs."""
+    researcher = ResearcherFactory(
+        display_name="Alice Liddell", alternate_names=["A. Liddell"], slug="alice-liddell"
+    )
+    for _ in range(2):
+        AuthorshipFactory(researcher=researcher)
+    return researcher
+
+
+def record_at_institution(researcher, *domains: str, name: str = "Wonderland University"):
+    institution = InstitutionFactory(name=name, email_domains=list(domains))
+    AffiliationFactory(researcher=researcher, institution=institution)
+    return institution
+
+
+def coauthored(a, b):
+    """A work that both researchers authored."""
+    work = WorkFactory(authors_count=2)
+    AuthorshipFactory(work=work, researcher=a, position=1)
+    AuthorshipFactory(work=work, researcher=b, position=2)
+    return work

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from django.contrib.postgres.search import TrigramWordSimilarity
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from .models import Follow, Researcher
-from .names import normalize_name
 
 
 def researchers_public() -> QuerySet[Researcher]:
@@ -15,26 +13,11 @@ def researchers_public() -> QuerySet[Researcher]:
 
 
 def researchers_matching_name(queryset: QuerySet[Researcher], query: str) -> QuerySet[Researcher]:
-    """Narrow `queryset` to names like `query`, best match first.
+    """Name search lives in researchers.search, shared by the search page, the header box and
+    the API; this forwards to it for callers that import it from here (graph.selectors)."""
+    from .search import researchers_matching_name as matching_name
 
-    Both sides go through normalize_name, so "Zhong Zhizhen", "ZHIZHEN" and "zhízhen zhong"
-    all meet "zhizhen zhong". Both conditions are answered by the pg_trgm GIN index on
-    name_normalized: `%>` (word similarity, which ignores word order because trigrams are a
-    set) and a case-sensitive LIKE, which is safe because both sides are already lower-case.
-    icontains would wrap the column in UPPER() and miss the index.
-    """
-    normalized_query = normalize_name(query)
-    if not normalized_query:
-        # Punctuation only: nothing can match, and an empty pattern would match everything.
-        return queryset.none()
-    return (
-        queryset.filter(
-            Q(name_normalized__trigram_word_similar=normalized_query)
-            | Q(name_normalized__contains=normalized_query)
-        )
-        .annotate(name_similarity=TrigramWordSimilarity(normalized_query, "name_normalized"))
-        .order_by("-name_similarity", "-cited_by_count", "id")
-    )
+    return matching_name(queryset, query)
 
 
 def researcher_by_slug(slug: str) -> Researcher | None:

@@ -65,3 +65,26 @@ def work(
 def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
     return path
+
+
+@pytest.fixture
+def purge_graph_queue():
+    """Imports in a test queue real drain messages on the graph queue, which no worker of the
+    test consumes: drop them afterwards so they never pile up in the test Redis."""
+    yield
+    from django.conf import settings
+
+    from bzpeer.celery import app
+
+    with app.connection_for_write() as broker:
+        broker.default_channel.queue_purge(settings.GRAPH_QUEUE)
+
+
+@pytest.fixture
+def demo_graph(run_import, purge_graph_queue):
+    """The demo snapshot (demo/openalex) imported through the real pipeline, edges drained."""
+    from graph import services
+    from tests.conftest import REPO_ROOT
+
+    run_import(REPO_ROOT / "demo" / "openalex")
+    services.coauthor_edges_drain()

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.sitemaps import views as sitemap_views
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
@@ -9,7 +10,14 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .sitemaps import SITEMAPS
 
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    """A trivial page: load balancers' health check, and the framework ceiling in benchmarks."""
+    return HttpResponse("ok", content_type="text/plain")
+
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on every page, ours or allauth's.
     path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from django.utils import timezone
 from claims.trust import researchers_trust_refresh
 from graph.services import researcher_metrics_refresh
 from graph.tasks import coauthor_edges_schedule
+from researchers.services import researcher_pages_invalidate
 
 from .importers import writer
 from .importers.openalex import mapper, snapshot
@@ -177,6 +179,8 @@ def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, in
     researchers_trust_refresh(researcher_ids=touched)
     # Coauthor edges and graph slices follow once the batch has committed (a coalesced task).
     coauthor_edges_schedule(researcher_ids=touched)
+    # Their cached profile pages list these works: drop them once the batch is visible.
+    transaction.on_commit(partial(researcher_pages_invalidate, researcher_ids=touched))
     totals["failed"] = sum(
         1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR
     )

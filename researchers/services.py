@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Collection
+
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 
@@ -30,3 +34,20 @@ def follow_delete(*, user, researcher: Researcher) -> bool:  # noqa: ANN001
             followers_count=F("followers_count") - 1
         )
     return bool(deleted)
+
+
+def profile_page_version_key(researcher_id: int) -> str:
+    return f"profile-page-version:{researcher_id}"
+
+
+def researcher_pages_invalidate(*, researcher_ids: Collection[int]) -> None:
+    """Make the cached profile pages of these researchers stale (their works changed).
+
+    The page cache key carries this counter next to the record's own fields, so bumping it is
+    all an invalidation takes; one Redis round trip for the whole set.
+    """
+    if not researcher_ids:
+        return
+    keys = [profile_page_version_key(researcher_id) for researcher_id in researcher_ids]
+    version = uuid.uuid4().hex[:12]
+    cache.set_many(dict.fromkeys(keys, version), timeout=None)

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import hashlib
+
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
@@ -114,6 +117,26 @@ def person_jsonld(request: HttpRequest, researcher: Researcher) -> dict:
     return data
 
 
+def _anonymous_page_key(request: HttpRequest, researcher: Researcher) -> str | None:
+    """Cache key of the anonymous profile page, or None when the page must not be cached.
+
+    The key holds every field of the record the page shows that can change without the row's
+    updated_at moving (counts kept by SQL updates), plus a version the import bumps when the
+    researcher's works change; a changed record therefore never meets its old page.
+    """
+    if settings.PROFILE_PAGE_CACHE_SECONDS <= 0 or request.user.is_authenticated or request.htmx:
+        return None
+    works_version = cache.get(services.profile_page_version_key(researcher.pk), "0")
+    state = (
+        researcher.updated_at.isoformat(), researcher.works_count, researcher.cited_by_count,
+        researcher.h_index, researcher.i10_index, researcher.topics_count, researcher.followers_count,
+        researcher.close_collaborators_count, researcher.trust_score, researcher.verification_level,
+        researcher.claimed_by_id, works_version, request.get_full_path(),
+    )  # fmt: skip
+    digest = hashlib.md5(repr(state).encode(), usedforsecurity=False).hexdigest()
+    return f"profile-page:{researcher.pk}:{digest}"
+
+
 @require_GET
 def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_for_profile(slug)
@@ -123,6 +146,9 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect(
             reverse("researcher-profile", args=[researcher.merged_into.slug]), permanent=True
         )
+    page_key = _anonymous_page_key(request, researcher)
+    if page_key and (cached := cache.get(page_key)) is not None:
+        return HttpResponse(cached)
     works = Work.objects.filter(
         Exists(Authorship.objects.filter(researcher=researcher, work=OuterRef("pk")))
     )
@@ -140,7 +166,10 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     }
     if request.htmx and request.htmx.target == "works":
         return render(request, "publications/_works_list.html", context)
-    return render(request, "researchers/profile.html", context)
+    response = render(request, "researchers/profile.html", context)
+    if page_key:
+        cache.set(page_key, response.content, settings.PROFILE_PAGE_CACHE_SECONDS)
+    return response
 
 
 @require_POST

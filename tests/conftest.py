@@ -42,3 +42,15 @@ def run_import():
         return ImportRun.objects.filter(id__gt=before).latest("id")
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts without the cache entries of the one before (page cache, counters).
+
+    Only keys under the cache's own prefix go: the Celery broker shares this Redis database.
+    """
+    from django.core.cache import cache
+
+    cache.delete_pattern("*")
+    yield

@@ -244,6 +244,8 @@ CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
 
 OPENALEX_API_URL = env.str("OPENALEX_API_URL", default="https://api.openalex.org")
 OPENALEX_MAILTO = env.str("OPENALEX_MAILTO", default="")
+# Anonymous profile pages are cached this long (0 turns the cache off); see researchers.views.
+PROFILE_PAGE_CACHE_SECONDS = env.int("PROFILE_PAGE_CACHE_SECONDS", default=600)
 IMPORT_BATCH_SIZE = env.int("IMPORT_BATCH_SIZE", default=2000)
 IMPORT_CHUNK_LINES = env.int("IMPORT_CHUNK_LINES", default=20000)
 

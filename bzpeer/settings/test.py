@@ -16,7 +16,8 @@ CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
-        "KEY_PREFIX": "bzpeer-test",
+        # Per test database, so two test runs on one machine never see each other's keys.
+        "KEY_PREFIX": "bzpeer-" + env.str("TEST_DATABASE_NAME", default="test_bzpeer"),
     }
 }
 CELERY_BROKER_URL = REDIS_URL

@@ -71,7 +71,7 @@ def test_the_profile_runs_the_same_queries_for_5_and_500_works(
     user = UserFactory()
     client.force_login(user)
 
-    with django_assert_max_num_queries(12) as small_queries:
+    with django_assert_max_num_queries(16) as small_queries:
         assert client.get(reverse("researcher-profile", args=[small.slug])).status_code == 200
     with django_assert_max_num_queries(len(small_queries.captured_queries)) as large_queries:
         response = client.get(reverse("researcher-profile", args=[large.slug]))

@@ -132,6 +132,7 @@ def claim_panel(*, researcher: Researcher, user: Any) -> ClaimPanel:
         .first()
     )
     if panel.is_claimed and not panel.viewer_is_claimant:
+        panel.claim_blocked_reason = "This record has already been claimed by another user."
         panel.viewer_has_open_report = Report.objects.filter(
             researcher=researcher, reporter=user, status=ReportStatus.OPEN
         ).exists()

@@ -32,7 +32,6 @@ from .models import (
     Notification,
     PendingClaim,
     Report,
-    ReportStatus,
     SplitRequest,
     SplitRequestStatus,
     Vouch,
@@ -365,13 +364,13 @@ class PendingClaimAdmin(ClaimAdmin):
 
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):
-    """Disputes: impersonation reports on claimed profiles, open ones first, oldest first."""
+    """Disputes: impersonation reports on claimed profiles, oldest first (filter on Open)."""
 
     list_display = ("id", "researcher", "reporter", "status", "short_reason", "created_at")
     list_select_related = ("researcher", "reporter")
     list_filter = ("status",)
     search_fields = ("=id", "researcher__slug", "reporter__email")
-    ordering = ("-status", "created_at")
+    ordering = ("created_at",)
     actions = ("uphold", "dismiss")
     fields = (
         "researcher",
@@ -392,25 +391,6 @@ class ReportAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
-
-    def get_ordering(self, request: HttpRequest) -> list[str]:
-        return ["open_first", "created_at"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        # Open disputes first.
-        from django.db.models import Case, IntegerField, Value, When
-
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                open_first=Case(
-                    When(status=ReportStatus.OPEN, then=Value(0)),
-                    default=Value(1),
-                    output_field=IntegerField(),
-                )
-            )
-        )
 
     @admin.display(description="reason")
     def short_reason(self, report: Report) -> str:

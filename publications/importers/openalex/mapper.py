@@ -73,14 +73,25 @@ def _expected_name(expected: type | tuple[type, ...]) -> str:
     return _TYPE_NAMES.get(first, first.__name__)
 
 
+# Ids repeat across records (authors, institutions, venues, topics): their parsed short form is
+# memoised. Bounded, and a pure function's cache, so it changes nothing but speed.
+_SHORT_IDS: dict[str, str] = {}
+_CACHE_LIMIT = 100_000
+
+
 def openalex_short_id(value: object, *, kind: str | None = None) -> str:
     """'https://openalex.org/W123' -> 'W123'; kind ('W', 'A'...) is checked when given."""
     if not isinstance(value, str):
         raise MappingError(f"id is {_type_name(value)}, expected a string")
-    match = _OPENALEX_ID.match(value.strip())
-    if not match:
-        raise MappingError(f"id {value!r} is not an OpenAlex id")
-    short_id = match.group(1).upper()
+    short_id = _SHORT_IDS.get(value)
+    if short_id is None:
+        match = _OPENALEX_ID.match(value.strip())
+        if not match:
+            raise MappingError(f"id {value!r} is not an OpenAlex id")
+        short_id = match.group(1).upper()
+        if len(_SHORT_IDS) >= _CACHE_LIMIT:
+            _SHORT_IDS.clear()
+        _SHORT_IDS[value] = short_id
     if kind and short_id[0] != kind and not (kind == "S" and short_id[0] == "V"):
         raise MappingError(f"id {short_id} is not {_KIND_NAMES[kind]} id")
     return short_id
@@ -132,11 +143,13 @@ def abstract_from_inverted_index(index: object) -> str:
         index = index["InvertedIndex"]  # 2021 snapshots kept the MAG shape {IndexLength, InvertedIndex}
     positioned: dict[int, str] = {}
     for word, positions in index.items():
-        if not isinstance(positions, list) or not all(isinstance(p, int) for p in positions):
+        if not isinstance(positions, list):
             raise MappingError("field 'abstract_inverted_index' has a word whose positions are not numbers")
         for position in positions:
+            if not isinstance(position, int):
+                raise MappingError("field 'abstract_inverted_index' has a word whose positions are not numbers")
             positioned[position] = word
-    return " ".join(positioned[position] for position in sorted(positioned))
+    return " ".join(map(positioned.__getitem__, sorted(positioned)))
 
 
 def email_domain_from(homepage: str) -> tuple[str, ...]:
@@ -145,16 +158,31 @@ def email_domain_from(homepage: str) -> tuple[str, ...]:
     return (host,) if "." in host else ()
 
 
+_INSTITUTION_REFS: dict[tuple, InstitutionRef] = {}
+
+
 def _institution_ref(obj: object) -> InstitutionRef | None:
     if not isinstance(obj, dict) or not obj.get("id"):
         return None
-    return InstitutionRef(
-        openalex_id=openalex_short_id(obj["id"], kind="I"),
-        name=str(obj.get("display_name") or ""),
-        ror=normalize_ror(obj.get("ror")),
-        country_code=str(obj.get("country_code") or "")[:2],
-        type=str(obj.get("type") or ""),
-    )
+    # The same institution is listed on many bylines: refs are immutable, so one is shared.
+    key = (obj["id"], obj.get("display_name"), obj.get("ror"), obj.get("country_code"), obj.get("type"))
+    try:
+        ref = _INSTITUTION_REFS.get(key)
+    except TypeError:  # an unhashable field value: build it without the cache
+        key, ref = None, None
+    if ref is None:
+        ref = InstitutionRef(
+            openalex_id=openalex_short_id(obj["id"], kind="I"),
+            name=str(obj.get("display_name") or ""),
+            ror=normalize_ror(obj.get("ror")),
+            country_code=str(obj.get("country_code") or "")[:2],
+            type=str(obj.get("type") or ""),
+        )
+        if key is not None:
+            if len(_INSTITUTION_REFS) >= _CACHE_LIMIT:
+                _INSTITUTION_REFS.clear()
+            _INSTITUTION_REFS[key] = ref
+    return ref
 
 
 def _source_record(obj: object) -> SourceRecord | None:
@@ -170,8 +198,21 @@ def _source_record(obj: object) -> SourceRecord | None:
     )
 
 
+_TOPIC_KEYS: dict[str, tuple[str, str, str]] = {}
+
+
 def _topic_key(value: str) -> tuple[str, str, str]:
-    """External id, level and code of a topic or hierarchy id."""
+    """External id, level and code of a topic or hierarchy id (memoised: topics repeat)."""
+    key = _TOPIC_KEYS.get(value)
+    if key is None:
+        key = _parse_topic_key(value)
+        if len(_TOPIC_KEYS) >= _CACHE_LIMIT:
+            _TOPIC_KEYS.clear()
+        _TOPIC_KEYS[value] = key
+    return key
+
+
+def _parse_topic_key(value: str) -> tuple[str, str, str]:
     value = value.strip()
     if value.startswith("arxiv:"):
         return value, "category", value.removeprefix("arxiv:")

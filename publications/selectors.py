@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from researchers.models import Researcher
 
@@ -28,12 +28,21 @@ def normalize_arxiv_id(value: str) -> str:
     return _ARXIV_VERSION.sub("", _ARXIV_PREFIX.sub("", value.strip())).lower()
 
 
-def works_with_details() -> QuerySet[Work]:
+# Lists show the start of each byline ("and N more" uses Work.authors_count), so a consortium
+# paper with hundreds of authors costs a list no more than any other work.
+LISTED_AUTHORS = 12
+
+
+def works_with_details(*, authors_limit: int | None = None) -> QuerySet[Work]:
     """Works with everything a work listing shows, in a fixed number of queries whatever the
     number of rows: the venue is joined, authors (in byline order, with their researcher) and
-    topics (strongest first) come in one prefetch query each."""
+    topics (strongest first) come in one prefetch query each. authors_limit keeps only the
+    first authors of each byline (positions start at 1)."""
+    authorships = Authorship.objects.all()
+    if authors_limit is not None:
+        authorships = authorships.filter(position__lte=authors_limit)
     authorships = (
-        Authorship.objects.select_related("researcher")
+        authorships.select_related("researcher")
         .order_by("position")
         # A byline can hold hundreds of authors; their researchers' JSON columns
         # (trust_breakdown, citations_by_year) are not shown here, so they are not read.
@@ -61,8 +70,13 @@ def works_newest_first(queryset: QuerySet[Work]) -> QuerySet[Work]:
     return queryset.order_by(F("publication_date").desc(nulls_last=True), "-id")
 
 
-def works_for_researcher(researcher: Researcher) -> QuerySet[Work]:
-    """The researcher's works, newest first, with details. EXISTS rather than a join, so a
-    researcher listed twice on one byline still sees the work once."""
-    authored = Authorship.objects.filter(researcher=researcher, work=OuterRef("pk"))
-    return works_newest_first(works_with_details().filter(Exists(authored)))
+def works_for_researcher(
+    researcher: Researcher, *, authors_limit: int | None = None
+) -> QuerySet[Work]:
+    """The researcher's works, newest first, with details. A semi-join (IN) rather than a join,
+    so a researcher listed twice on one byline still sees the work once; PostgreSQL drives it
+    from the (researcher, work) index instead of scanning every work."""
+    authored = Authorship.objects.filter(researcher=researcher).values("work_id")
+    return works_newest_first(
+        works_with_details(authors_limit=authors_limit).filter(pk__in=authored)
+    )

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
 from publications.filters import WorkListFilter
 from publications.models import Authorship, Topic, Work, WorkTopic
-from publications.selectors import works_for_researcher, works_with_details
+from publications.selectors import LISTED_AUTHORS, works_for_researcher, works_with_details
 
 from . import selectors, services
 from .models import Institution, Researcher
@@ -45,7 +45,7 @@ def _site_counts() -> dict[str, int]:
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     recent_works = (
-        works_with_details()
+        works_with_details(authors_limit=LISTED_AUTHORS)
         .exclude(publication_date__isnull=True)
         .order_by("-publication_date", "-id")[:8]
     )
@@ -73,19 +73,11 @@ def _works_page(request: HttpRequest, works, *, base_url: str) -> dict:  # noqa:
 
 def _work_facets(works) -> dict:  # noqa: ANN001
     """Choices for the year, type and topic filters, from the works being listed."""
-    years = works.order_by().values_list("publication_year", flat=True).distinct()
-    types = works.order_by().values_list("type", flat=True).distinct()
-    topics = (
-        Topic.objects.filter(
-            Exists(
-                WorkTopic.objects.filter(
-                    topic=OuterRef("pk"), work__in=works.order_by().values("pk")
-                )
-            )
-        )
-        .annotate(works=Count("work_topics"))
-        .order_by("name")[:50]
-    )
+    years_and_types = list(works.order_by().values_list("publication_year", "type").distinct())
+    years = {year for year, _ in years_and_types}
+    types = {work_type for _, work_type in years_and_types}
+    topic_ids = WorkTopic.objects.filter(work__in=works.order_by().values("pk")).values("topic_id")
+    topics = Topic.objects.filter(pk__in=topic_ids).only("id", "name", "code").order_by("name")[:50]
     return {
         "facet_years": sorted((y for y in years if y), reverse=True),
         "facet_types": sorted(t for t in types if t),
@@ -150,7 +142,7 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     if page_key and (cached := cache.get(page_key)) is not None:
         return HttpResponse(cached)
     works = Work.objects.filter(
-        Exists(Authorship.objects.filter(researcher=researcher, work=OuterRef("pk")))
+        pk__in=Authorship.objects.filter(researcher=researcher).values("work_id")
     )
     context = {
         "researcher": researcher,
@@ -159,7 +151,7 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
         **_works_page(
             request,
-            works_for_researcher(researcher),
+            works_for_researcher(researcher, authors_limit=LISTED_AUTHORS),
             base_url=reverse("researcher-profile", args=[researcher.slug]),
         ),
         **_work_facets(works),
@@ -218,7 +210,7 @@ def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "researchers": researchers,
         **_works_page(
             request,
-            works_with_details().filter(
+            works_with_details(authors_limit=LISTED_AUTHORS).filter(
                 Exists(
                     Authorship.objects.filter(
                         work=OuterRef("pk"), institution_ids__contains=[institution.pk]

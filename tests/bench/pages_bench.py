@@ -1,0 +1,212 @@
+"""Profile page throughput and latency under concurrent load, beside a trivial view.
+
+    python -m tests.bench.pages_bench [--database bzpeer_bench] [--seconds 20] [--clients 16]
+
+Serves the site with gunicorn (2 sync workers, production settings, DEBUG off) on the
+benchmark database that tests.bench.import_bench filled, and drives it with wrk (Debian's
+package) from a second process: first the trivial /healthz view (the framework ceiling), then
+profile pages of random researchers with the anonymous page cache off (cold), then with it on
+(warm, after one visit to every page). Prints figures, not a verdict on time: nothing here
+asserts a duration. Writes bench-data/pages-report.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import psycopg
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DATA_DIR = REPO_ROOT / "bench-data"
+WRK_SCRIPT = """
+local paths = {}
+for line in io.lines(os.getenv("BENCH_PATHS")) do paths[#paths + 1] = line end
+math.randomseed(7)
+request = function()
+  return wrk.format("GET", paths[math.random(#paths)])
+end
+"""
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)  # noqa: T201
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_until_up(url: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 - local URL
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit(f"gunicorn did not answer at {url}")
+
+
+def _parse_wrk(output: str) -> dict[str, float]:
+    def millis(value: str) -> float:
+        number, unit = re.match(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+        return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    percentiles = dict(re.findall(r"^\s+(50|75|90|99)%\s+(\S+)", output, flags=re.M))
+    requests = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    return {
+        "requests_per_second": round(requests, 1),
+        "p50_ms": round(millis(percentiles["50"]), 1),
+        "p99_ms": round(millis(percentiles["99"]), 1),
+        "non_2xx": int(errors.group(1)) if errors else 0,
+    }
+
+
+def _wrk(base_url: str, *, paths_file: Path, seconds: int, clients: int) -> dict[str, float]:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(WRK_SCRIPT)
+    result = subprocess.run(
+        ["wrk", "-t2", f"-c{clients}", f"-d{seconds}s", "--latency", "-s", script.name, base_url],
+        capture_output=True, text=True, check=True, env={**os.environ, "BENCH_PATHS": str(paths_file)},
+    )  # fmt: skip
+    return _parse_wrk(result.stdout)
+
+
+def _gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    return subprocess.Popen(
+        [str(gunicorn), "bzpeer.wsgi", "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", default="bzpeer_bench")
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--pages", type=int, default=2000, help="random researchers to visit")
+    options = parser.parse_args(argv)
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk is not installed (apt-get install wrk)")
+
+    database_url = f"postgres://postgres@127.0.0.1:5432/{options.database}"
+    with psycopg.connect(database_url) as connection:
+        works = connection.execute("SELECT count(*) FROM publications_work").fetchone()[0]
+        researchers = connection.execute("SELECT count(*) FROM researchers_researcher").fetchone()[
+            0
+        ]
+        if not researchers:
+            raise SystemExit(
+                f"{options.database} is empty: run python -m tests.bench.import_bench first"
+            )
+        slugs = [
+            row[0]
+            for row in connection.execute(
+                "SELECT slug FROM researchers_researcher WHERE merged_into_id IS NULL "
+                "ORDER BY random() LIMIT %s",
+                [options.pages],
+            )
+        ]
+        largest = connection.execute(
+            "SELECT max(works_count), avg(works_count)::numeric(10,1) FROM researchers_researcher"
+        ).fetchone()
+
+    DATA_DIR.mkdir(exist_ok=True)
+    paths_file = DATA_DIR / "pages-bench-paths.txt"
+    paths_file.write_text("".join(f"/researchers/{slug}/\n" for slug in slugs))
+    healthz_file = DATA_DIR / "pages-bench-healthz.txt"
+    healthz_file.write_text("/healthz\n")
+
+    static_root = Path(tempfile.mkdtemp(prefix="bzpeer-bench-static-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "bzpeer.settings.production",
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": "bench-only-" + "x" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "false",
+        "STATIC_ROOT": str(static_root),
+        "LOG_LEVEL": "WARNING",
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+    )
+
+    figures: dict[str, dict[str, float]] = {}
+    for label, cache_seconds in (("cold", "0"), ("warm", "600")):
+        port = _free_port()
+        server = _gunicorn({**env, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds}, port)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_up(f"{base}/healthz")
+            if label == "cold":
+                say(f"trivial view: wrk {options.clients} clients, {options.seconds}s ...")
+                figures["trivial"] = _wrk(
+                    base, paths_file=healthz_file, seconds=options.seconds, clients=options.clients
+                )
+            else:
+                say(f"warming the page cache with {len(slugs)} pages ...")
+                for slug in slugs:
+                    urllib.request.urlopen(f"{base}/researchers/{slug}/", timeout=30).read()  # noqa: S310
+            say(f"profile pages, {label}: wrk {options.clients} clients, {options.seconds}s ...")
+            figures[label] = _wrk(
+                base, paths_file=paths_file, seconds=options.seconds, clients=options.clients
+            )
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+    shutil.rmtree(static_root, ignore_errors=True)
+
+    trivial = figures["trivial"]["requests_per_second"]
+    report = {
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()},
+        "corpus": {"works": works, "researchers": researchers, "max_works_per_researcher": largest[0],
+                   "mean_works_per_researcher": float(largest[1])},
+        "server": "gunicorn, 2 sync workers, bzpeer.settings.production, DEBUG off",
+        "load": f"wrk, {options.clients} connections, {options.seconds}s per run, {len(slugs)} random profiles",
+        "figures": figures,
+        "cold_share_of_trivial": round(figures["cold"]["requests_per_second"] / trivial, 3),
+        "warm_share_of_trivial": round(figures["warm"]["requests_per_second"] / trivial, 3),
+    }  # fmt: skip
+    (DATA_DIR / "pages-report.json").write_text(json.dumps(report, indent=2))
+    say()
+    say(
+        f"corpus      {works:,} works, {researchers:,} researchers (max {largest[0]} works on one record)"
+    )
+    for label in ("trivial", "cold", "warm"):
+        row = figures[label]
+        say(
+            f"{label:<8} {row['requests_per_second']:>9,.1f} req/s   p50 {row['p50_ms']:>7.1f} ms   "
+            f"p99 {row['p99_ms']:>7.1f} ms   non-2xx {row['non_2xx']}"
+        )
+    say(
+        f"cold / trivial = {report['cold_share_of_trivial']:.1%} (target >= 5%, p50 < 50 ms, p99 < 200 ms)"
+    )
+    say(f"warm / trivial = {report['warm_share_of_trivial']:.1%} (target >= 40%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

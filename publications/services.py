@@ -9,7 +9,9 @@ nothing and counts nothing twice: the chunk resumes at its last committed batch.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+import queue
+import threading
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
@@ -19,7 +21,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from claims.trust import researchers_trust_refresh
@@ -30,7 +32,7 @@ from researchers.services import researcher_pages_invalidate
 from .importers import writer
 from .importers.openalex import mapper, snapshot
 from .importers.records import MappingError
-from .models import ImportChunk, ImportIssue, ImportRun
+from .models import Authorship, ImportChunk, ImportIssue, ImportRun
 
 logger = logging.getLogger(__name__)
 
@@ -146,10 +148,30 @@ def _is_retryable(exc: DatabaseError) -> bool:
     return getattr(getattr(exc, "__cause__", None), "sqlstate", None) in _RETRYABLE_SQLSTATES
 
 
-def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, int]:
-    """Write one parsed batch; the caller holds the transaction."""
+def researchers_follow_up(*, researcher_ids: Collection[int]) -> None:
+    """Everything derived from the works of these researchers: their metrics and trust score now,
+    in the caller's transaction; their coauthor edges and cached pages once it commits."""
+    researcher_metrics_refresh(researcher_ids=researcher_ids)
+    researchers_trust_refresh(researcher_ids=researcher_ids)
+    # Coauthor edges and graph slices follow once the batch has committed (a coalesced task).
+    coauthor_edges_schedule(researcher_ids=researcher_ids)
+    # Their cached profile pages list these works: drop them once the batch is visible.
+    transaction.on_commit(partial(researcher_pages_invalidate, researcher_ids=researcher_ids))
+
+
+def _write_parsed(
+    batch: ParsedBatch, *, run_id: int, path: str, researchers_pending: set[int] | None = None
+) -> dict[str, int]:
+    """Write one parsed batch; the caller holds the transaction.
+
+    The researchers whose works changed are followed up in this transaction, or, when the caller
+    gives researchers_pending, added to it for the caller to follow up once for many batches
+    (the --sync run, see import_run_process). Researchers a batch removed from every byline it
+    changed are followed up here either way: nothing in the database would show them later.
+    """
     totals = {"created": 0, "updated": 0, "unchanged": 0}
     touched: set[int] = set()
+    unlinked: set[int] = set()
     issues = list(batch.issues)
     with connection.cursor() as cursor:
         raw_cursor = cursor.cursor  # psycopg's own cursor, for COPY
@@ -162,6 +184,7 @@ def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, in
             totals["updated"] += result.updated
             totals["unchanged"] += result.unchanged
             touched |= result.touched_researcher_ids
+            unlinked |= result.unlinked_researcher_ids
             issues.extend(
                 ImportIssue(
                     run_id=run_id,
@@ -175,12 +198,12 @@ def _write_parsed(batch: ParsedBatch, *, run_id: int, path: str) -> dict[str, in
             )
     if issues:
         ImportIssue.objects.bulk_create(issues, batch_size=1000)
-    researcher_metrics_refresh(researcher_ids=touched)
-    researchers_trust_refresh(researcher_ids=touched)
-    # Coauthor edges and graph slices follow once the batch has committed (a coalesced task).
-    coauthor_edges_schedule(researcher_ids=touched)
-    # Their cached profile pages list these works: drop them once the batch is visible.
-    transaction.on_commit(partial(researcher_pages_invalidate, researcher_ids=touched))
+    if researchers_pending is None:
+        researchers_follow_up(researcher_ids=touched)
+    else:
+        researchers_pending |= touched - unlinked
+        if unlinked:
+            researchers_follow_up(researcher_ids=unlinked)
     totals["failed"] = sum(
         1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR
     )
@@ -206,13 +229,20 @@ def import_batch_commit(
     next_line: int,
     next_byte: int | None,
     final: bool,
+    parsed: ParsedBatch | None = None,
+    researchers_pending: set[int] | None = None,
 ) -> bool:
     """Commit one batch of a chunk. Returns False when another worker already committed it.
 
     The chunk row is advanced with a compare-and-set on next_line in the same transaction as
     the writes: of two workers that got the same chunk, only one commits each batch.
+    `parsed` is parse_batch(lines) when the caller parsed them already; researchers_pending is
+    passed on to _write_parsed.
     """
-    parsed = parse_batch(lines, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id)
+    if parsed is None:
+        parsed = parse_batch(
+            lines, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id
+        )
     for attempt in range(3):
         try:
             with transaction.atomic():
@@ -221,13 +251,18 @@ def import_batch_commit(
                 ).update(next_line=next_line, next_byte=next_byte, done=final)
                 if not advanced:
                     return False
-                totals = _write_parsed(parsed, run_id=chunk.run_id, path=chunk.path)
+                pending_here: set[int] | None = None if researchers_pending is None else set()
+                totals = _write_parsed(
+                    parsed, run_id=chunk.run_id, path=chunk.path, researchers_pending=pending_here
+                )
                 _count(chunk.run_id, read=parsed.read, totals=totals, chunk_finished=final)
             break
         except DatabaseError as exc:
             if attempt == 2 or not _is_retryable(exc):
                 raise
             logger.warning("import batch of chunk %s retried after %s", chunk.id, exc)
+    if pending_here:
+        researchers_pending |= pending_here  # only what a committed attempt wrote
     chunk.next_line, chunk.next_byte, chunk.done = next_line, next_byte, final
     return True
 
@@ -316,54 +351,177 @@ def import_run_fail(*, run_id: int, error: str) -> None:
     )
 
 
-def import_chunk_process(
-    *, chunk_id: int, batch_size: int | None = None, on_progress: ProgressCallback | None = None
-) -> None:
-    """Import one chunk from where it last committed. Returns quietly if it is gone or done."""
-    chunk = ImportChunk.objects.filter(id=chunk_id).first()
-    if chunk is None:
-        return
-    if chunk.done:
-        import_run_finish_if_complete(run_id=chunk.run_id)
-        return
-    batch_size = batch_size or settings.IMPORT_BATCH_SIZE
-    _mark_running(chunk.run_id)
+@dataclass
+class _ChunkBatch:
+    lines: list[tuple[int, bytes]]
+    parsed: ParsedBatch
+    next_line: int
+    next_byte: int | None
+    final: bool
+
+
+# Batches parsed ahead of the one being written: bounds the memory a chunk takes, whatever its size.
+_PARSE_AHEAD = 2
+_DONE = object()
+
+
+def _chunk_batches(chunk: ImportChunk, *, batch_size: int) -> Iterator[_ChunkBatch]:
+    """The chunk's batches from its next line on, read and parsed."""
     path = Path(chunk.path)
-    is_document = snapshot.is_document(path)
-    batch: list[tuple[int, bytes]] = []
-    next_byte = chunk.next_byte
     lines = snapshot.read_lines(
         path,
         start_line=chunk.next_line,
         end_line=chunk.end_line,
         start_byte=chunk.next_byte,
-        is_document=is_document,
+        is_document=snapshot.is_document(path),
     )
+
+    def parsed(batch: list[tuple[int, bytes]], next_line: int, next_byte: int | None, final: bool):  # noqa: ANN202
+        return _ChunkBatch(
+            batch,
+            parse_batch(batch, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id),
+            next_line,
+            next_byte,
+            final,
+        )
+
+    batch: list[tuple[int, bytes]] = []
+    next_byte = chunk.next_byte
     for line_number, offset, raw in lines:
         batch.append((line_number, raw))
         next_byte = offset
         if len(batch) >= batch_size and line_number < chunk.end_line:
-            if not import_batch_commit(
-                chunk=chunk, lines=batch, next_line=line_number, next_byte=next_byte, final=False
-            ):
-                return
-            if on_progress:
-                on_progress(len(batch))
+            yield parsed(batch, line_number, next_byte, False)
             batch = []
-    if import_batch_commit(
-        chunk=chunk, lines=batch, next_line=chunk.end_line, next_byte=next_byte, final=True
-    ):
+    yield parsed(batch, chunk.end_line, next_byte, True)
+
+
+def _parse_ahead(batches: Iterator[_ChunkBatch]) -> Iterator[_ChunkBatch]:
+    """The same batches, read and parsed in a thread while the caller writes the previous ones.
+
+    Reading and parsing is Python work; writing mostly waits for PostgreSQL, and psycopg lets
+    other threads run while it waits, so the two overlap. At most _PARSE_AHEAD batches wait in
+    between. An error in the thread is raised here, after the batches that came before it.
+    """
+    handoff: queue.Queue = queue.Queue(maxsize=_PARSE_AHEAD)
+    stopped = threading.Event()
+
+    def hand(item: object) -> bool:
+        while not stopped.is_set():
+            try:
+                handoff.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                if not hand(batch):
+                    return
+            hand(_DONE)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            hand(exc)
+
+    thread = threading.Thread(target=produce, name="import-parse-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = handoff.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stopped.set()
+        thread.join()
+
+
+def import_chunk_process(
+    *,
+    chunk_id: int,
+    batch_size: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    researchers_pending: set[int] | None = None,
+) -> None:
+    """Import one chunk from where it last committed. Returns quietly if it is gone or done.
+
+    With researchers_pending, the follow-up of the researchers it touched is left to the caller
+    (see _write_parsed), and so is finishing the run.
+    """
+    chunk = ImportChunk.objects.filter(id=chunk_id).first()
+    if chunk is None:
+        return
+    if chunk.done:
+        if researchers_pending is None:
+            import_run_finish_if_complete(run_id=chunk.run_id)
+        return
+    batch_size = batch_size or settings.IMPORT_BATCH_SIZE
+    _mark_running(chunk.run_id)
+    for batch in _parse_ahead(_chunk_batches(chunk, batch_size=batch_size)):
+        committed = import_batch_commit(
+            chunk=chunk,
+            lines=batch.lines,
+            next_line=batch.next_line,
+            next_byte=batch.next_byte,
+            final=batch.final,
+            parsed=batch.parsed,
+            researchers_pending=researchers_pending,
+        )
+        if not committed:
+            if batch.final:
+                break  # another worker finished the chunk; the run may be complete
+            return
         if on_progress:
-            on_progress(len(batch))
-    import_run_finish_if_complete(run_id=chunk.run_id)
+            on_progress(len(batch.lines))
+    if researchers_pending is None:
+        import_run_finish_if_complete(run_id=chunk.run_id)
+
+
+# Researchers are followed up in slices, each its own transaction, so row locks stay short.
+FOLLOW_UP_SLICE = 5000
+# Works changed by a run have updated_at >= its start by the database clock; started_at is the
+# application's clock, so allow for some skew between the two.
+_CLOCK_SKEW = timedelta(minutes=10)
 
 
 def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = None) -> ImportRun:
-    """Process every chunk of a run in this process (the --sync path)."""
+    """Process every chunk of a run in this process (the --sync path).
+
+    Researchers whose works changed are followed up (metrics, trust, edges, pages) once for the
+    whole run, after its last batch and before it is marked succeeded, instead of after every
+    batch: a prolific author is in nearly every batch, and refreshing her each time costs work
+    that grows with everything imported so far. When the run was begun by an earlier process
+    that stopped, the researchers of every work the run changed are followed up, since that
+    process's list is gone.
+    """
+    run = ImportRun.objects.get(id=run_id)
+    resumed = (
+        ImportChunk.objects.filter(run_id=run_id)
+        .filter(Q(done=True) | Q(next_line__gt=F("start_line")))
+        .exists()
+    )
+    pending: set[int] = set()
     for chunk_id in ImportChunk.objects.filter(run_id=run_id, done=False).values_list(
         "id", flat=True
     ):
-        import_chunk_process(chunk_id=chunk_id, on_progress=on_progress)
+        import_chunk_process(
+            chunk_id=chunk_id, on_progress=on_progress, researchers_pending=pending
+        )
+    if resumed and run.started_at:
+        pending.update(
+            Authorship.objects.filter(
+                work__updated_at__gte=run.started_at - _CLOCK_SKEW, researcher__isnull=False
+            )
+            .values_list("researcher_id", flat=True)
+            .distinct()
+        )
+    ordered = sorted(pending)
+    for start in range(0, len(ordered), FOLLOW_UP_SLICE):
+        with transaction.atomic():
+            researchers_follow_up(researcher_ids=ordered[start : start + FOLLOW_UP_SLICE])
     import_run_finish_if_complete(run_id=run_id)
     return ImportRun.objects.get(id=run_id)
 

@@ -44,6 +44,9 @@ class WriteResult:
     unchanged: int = 0
     warnings: list[Warning_] = field(default_factory=list)
     touched_researcher_ids: set[int] = field(default_factory=set)
+    # Of those, the ones it took off a byline and put on none of its own: nothing it wrote names
+    # them, so only this set says their figures changed.
+    unlinked_researcher_ids: set[int] = field(default_factory=set)
 
 
 def researcher_slug(display_name: str, openalex_id: str) -> str:
@@ -562,8 +565,11 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
         cursor.execute(
             "DELETE FROM publications_authorship WHERE work_id = ANY(%s) RETURNING researcher_id", [updated_ids]
         )
-        result.touched_researcher_ids.update(rid for (rid,) in cursor.fetchall() if rid)
+        unlinked = {rid for (rid,) in cursor.fetchall() if rid}
+        result.touched_researcher_ids.update(unlinked)
         cursor.execute("DELETE FROM publications_worktopic WHERE work_id = ANY(%s)", [updated_ids])
+    else:
+        unlinked = set()
 
     changed_records = [r for r in records if r.openalex_id in changed_openalex_ids]
     work_ids = {openalex_id: work_id for work_id, openalex_id, _ in changed}
@@ -579,10 +585,12 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
             researcher_id = researcher_ids.get(a.author.openalex_id) if a.author else None
             if researcher_id:
                 result.touched_researcher_ids.add(researcher_id)
+                unlinked.discard(researcher_id)
             authorship_rows.append((
                 work_id, researcher_id, a.position, a.raw_name[:500], a.is_corresponding,
                 [institution_ids[i.openalex_id] for i in a.institutions if i.openalex_id in institution_ids],
             ))
+    result.unlinked_researcher_ids = unlinked
     _copy_rows(
         cursor,
         "publications_authorship",

@@ -18,7 +18,7 @@ from django.utils.functional import cached_property
 
 from claims.admin_actions import merge_researchers
 
-from .models import Affiliation, Institution, Researcher
+from .models import Affiliation, Follow, Institution, Researcher
 from .names import normalize_name
 
 # Prefixes people paste along with an identifier; the database stores the bare id.
@@ -291,3 +291,25 @@ class AffiliationAdmin(admin.ModelAdmin):
         return queryset.filter(
             Q(researcher__in=researchers) | Q(institution__in=institutions)
         ), False
+
+
+@admin.register(Follow)
+class FollowAdmin(admin.ModelAdmin):
+    """Who follows whom. Read-only: follows are the readers' own choice, made on the site."""
+
+    list_display = ("user", "researcher", "created_at")
+    list_select_related = ("user", "researcher")
+    list_filter = (("created_at", admin.DateFieldListFilter),)
+    search_fields = ("user__email", "researcher__display_name", "researcher__slug")
+    search_help_text = "A reader's email, or a researcher's name or slug."
+    raw_id_fields = ("user", "researcher")
+    date_hierarchy = "created_at"
+    ordering = ("-created_at",)
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Follow | None = None) -> bool:
+        return False

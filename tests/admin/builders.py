@@ -19,7 +19,7 @@ from publications.models import (
     Work,
     WorkTopic,
 )
-from researchers.models import Affiliation, Institution, Researcher
+from researchers.models import Affiliation, Follow, Institution, Researcher
 from researchers.names import normalize_name
 
 _serial = itertools.count(1)
@@ -145,6 +145,16 @@ def one_work_topic() -> WorkTopic:
     return WorkTopic.objects.create(work=work(), topic=topic(), score=0.9)
 
 
+def one_follow() -> Follow:
+    from django.contrib.auth import get_user_model
+
+    number = Follow.objects.count()
+    reader = get_user_model().objects.create_user(
+        username=f"reader{number}", email=f"reader{number}@example.org", password="x"
+    )
+    return Follow.objects.create(user=reader, researcher=researcher())
+
+
 def one_import_run() -> ImportRun:
     return running_run()
 
@@ -161,6 +171,7 @@ ONE_ROW = {
     Institution: one_institution,
     Researcher: one_researcher,
     Affiliation: one_affiliation,
+    Follow: one_follow,
     Source: one_source,
     Topic: one_topic,
     Work: one_work,

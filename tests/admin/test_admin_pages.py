@@ -8,14 +8,14 @@ from django.contrib import admin
 from django.urls import reverse
 
 from publications.models import ImportChunk, ImportIssue, ImportRun, Work
-from researchers.models import Researcher
+from researchers.models import Follow, Researcher
 
 from .builders import ONE_ROW, researcher, work
 
 pytestmark = pytest.mark.django_db
 
 MODELS = list(ONE_ROW)
-READ_ONLY_MODELS = {ImportRun, ImportChunk, ImportIssue}
+READ_ONLY_MODELS = {ImportRun, ImportChunk, ImportIssue, Follow}
 EDITABLE_MODELS = [model for model in MODELS if model not in READ_ONLY_MODELS]
 
 

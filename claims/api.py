@@ -35,6 +35,8 @@ class ClaimOutputSerializer(serializers.ModelSerializer):
     researcher = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     checks = ClaimCheckOutputSerializer(many=True, read_only=True)
     vouch_count = serializers.IntegerField(read_only=True, default=0)
+    # A plain integer: the researcher JSON already names the verification-level enum.
+    level = serializers.IntegerField(read_only=True, help_text="Verification level, 2 to 4.")
 
     class Meta:
         model = Claim

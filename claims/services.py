@@ -220,7 +220,7 @@ def claim_submit(
     return claim
 
 
-def _record_institution_domains(researcher: Researcher) -> dict[str, str]:
+def record_institution_domains(researcher: Researcher) -> dict[str, str]:
     """Email domain -> institution name, over the record's institutions: its affiliations, its
     last known institution and the institutions on its bylines."""
     institution_ids = set(
@@ -260,7 +260,7 @@ def claim_check_results(claim: Claim) -> list[checks.CheckResult]:
         checks.institution_email_check(
             email=claim.presented_email,
             email_verified=claim.presented_email.lower() in verified,
-            institution_domains=_record_institution_domains(researcher),
+            institution_domains=record_institution_domains(researcher),
         ),
         checks.name_check(
             claimant_names=[claim.claimant_name, user.display_name, *orcid_names],

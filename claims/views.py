@@ -47,7 +47,7 @@ def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_for_claims_or_404(slug)
     panel = selectors.claim_panel(researcher=researcher, user=request.user)
     verified = services.user_verified_emails(request.user)
-    domains = set(services._record_institution_domains(researcher))
+    domains = set(services.record_institution_domains(researcher))
     form = ClaimForm(
         request.POST or None,
         verified_emails=verified,

@@ -10,9 +10,12 @@ from __future__ import annotations
 import datetime
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import partial
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
+
+from researchers.services import researcher_pages_invalidate
 
 TRUST_VERSION = 1
 
@@ -236,6 +239,8 @@ def researchers_trust_refresh(
     if not researcher_ids:
         return 0
     as_of = as_of or timezone.now().date()
+    # Every trust input (claims, disputes, vouches) shows on the profile: its cached page goes.
+    transaction.on_commit(partial(researcher_pages_invalidate, researcher_ids=set(researcher_ids)))
     with connection.cursor() as cursor:
         cursor.execute(_REFRESH_SQL, {"ids": sorted(set(researcher_ids)), "as_of": as_of})
         return cursor.rowcount

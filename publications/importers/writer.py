@@ -340,7 +340,13 @@ def upsert_researcher_refs(cursor, authors: Iterable) -> dict[str, int]:  # noqa
     unique = {a.openalex_id: a for a in authors}
     if not unique:
         return {}
-    ids = ids_by_key(cursor, "researchers_researcher", "openalex_id", unique)
+    # A record a moderator merged into another keeps its OpenAlex id; its works go to the survivor.
+    cursor.execute(
+        "SELECT openalex_id, coalesce(merged_into_id, id) FROM researchers_researcher"
+        " WHERE openalex_id = ANY(%s)",
+        [list(unique)],
+    )
+    ids = dict(cursor.fetchall())
     missing = [a for openalex_id, a in unique.items() if openalex_id not in ids]
     if not missing:
         return ids

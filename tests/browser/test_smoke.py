@@ -16,7 +16,7 @@ def test_the_home_page_renders_with_local_assets_only(
 
     page.goto(live_server.url + "/")
 
-    expect(page.get_by_role("search")).to_be_visible()
+    expect(page.get_by_role("search").first).to_be_visible()
     assert requested and all(
         url.startswith(live_server.url) or url.startswith("data:") for url in requested
     ), requested

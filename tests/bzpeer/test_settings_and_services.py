@@ -11,12 +11,14 @@ from tests.conftest import REPO_ROOT
 
 
 def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    # The browser tests allow sync ORM calls in their own process; a deployment never does.
+    inherited = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        env={**os.environ, **env},
+        env={**inherited, **env},
     )
 
 

@@ -85,3 +85,23 @@ def test_a_doi_already_held_by_another_work_is_dropped_with_a_warning(
         == "doi 10.99998/example.1 already belongs to W9800000001; imported without it"
     )
     assert run.failed_count == 0 and run.created_count == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_works_of_a_merged_record_go_to_its_survivor(run_import, fixtures_dir, tmp_path):
+    works = _work_lines(fixtures_dir)
+    run_import(_write(tmp_path / "first.jsonl", works[:1]))
+    ada = Researcher.objects.get(openalex_id="A9800000001")
+    survivor = Researcher.objects.create(
+        slug="ada-example", display_name="Ada Example", name_normalized="ada example"
+    )
+    Authorship.objects.filter(researcher=ada).update(researcher=survivor)
+    ada.merged_into = survivor
+    ada.save()
+
+    run_import(_write(tmp_path / "second.jsonl", works[1:2]))
+
+    work = Work.objects.get(openalex_id="W9800000002")
+    assert work.authorships.get(raw_name="Ada Example").researcher == survivor
+    survivor.refresh_from_db()
+    assert survivor.works_count == 2

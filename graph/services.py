@@ -212,6 +212,27 @@ def coauthor_edges_refresh(*, researcher_ids: Collection[int]) -> EdgesRefreshRe
     return EdgesRefreshResult(len(ids), changed)
 
 
+def researcher_ids_with_coauthors(*, researcher_ids: Collection[int]) -> list[int]:
+    """The ids, their coauthors by authorship now, and their neighbours in the edge table
+    (coauthors they had before the change)."""
+    ids = sorted({int(i) for i in researcher_ids})
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT unnest(%(ids)s::bigint[])
+            UNION SELECT y.researcher_id FROM publications_authorship x
+                  JOIN publications_authorship y ON y.work_id = x.work_id
+                  WHERE x.researcher_id = ANY(%(ids)s) AND y.researcher_id IS NOT NULL
+            UNION SELECT researcher_b_id FROM graph_coauthoredge WHERE researcher_a_id = ANY(%(ids)s)
+            UNION SELECT researcher_a_id FROM graph_coauthoredge WHERE researcher_b_id = ANY(%(ids)s)
+            """,
+            {"ids": ids},
+        )
+        return sorted(row[0] for row in cursor.fetchall())
+
+
 # --- Queueing edge refreshes after import batches -------------------------------------------
 
 # A queued drain that never ran (its message lost) no longer blocks new ones after this.

@@ -29,14 +29,23 @@ def coauthor_edges_drain() -> int:
     return services.coauthor_edges_drain()
 
 
-def coauthor_edges_schedule(*, researcher_ids: Collection[int]) -> None:
+def coauthor_edges_schedule(
+    *, researcher_ids: Collection[int], include_coauthors: bool = False
+) -> None:
     """Queue an edge refresh for researchers whose works the current transaction changed.
 
     Called inside an import batch's transaction; nothing happens unless it commits. Many
     batches share one queued drain (coalesced through a Redis set). A failure to reach Redis
     is logged with the ids and does not fail the committed batch.
+
+    An import touches every author of every work it changes, which is all an edge refresh
+    needs. A change that moves authorships between records (a merge, a split) must pass
+    include_coauthors=True, so the coauthors of those records are refreshed with them: call
+    it after the authorships moved, in the same transaction.
     """
     ids = sorted(set(researcher_ids))
+    if include_coauthors:
+        ids = services.researcher_ids_with_coauthors(researcher_ids=ids)
     if not ids:
         return
 

@@ -143,3 +143,30 @@ def test_the_definition_of_close_collaborators_states_the_thresholds_in_use():
     assert "at least two joint works" in CLOSE_COLLABORATORS_DEFINITION
     assert f"at most {CLOSE_MAX_TEAM_SIZE} authors" in CLOSE_COLLABORATORS_DEFINITION
     assert f"more than {MAX_AUTHORS_FOR_EDGES} authors" in CLOSE_COLLABORATORS_DEFINITION
+
+
+def test_moving_authorships_between_records_refreshes_the_coauthors_too(
+    run_import, purge_graph_queue, tmp_path: Path
+):
+    from django.db import transaction
+
+    from graph.tasks import coauthor_edges_schedule
+    from publications.models import Authorship
+
+    run_import(write_jsonl(tmp_path / "works.jsonl", _handmade_corpus()))
+    services.coauthor_edges_drain()
+    source = Researcher.objects.get(openalex_id="A9600000004")
+    survivor = Researcher.objects.get(openalex_id="A9600000005")
+
+    # What a merge does: the source's authorships move to the survivor.
+    with transaction.atomic():
+        Authorship.objects.filter(researcher=source).update(researcher=survivor)
+        coauthor_edges_schedule(researcher_ids=[source.id, survivor.id], include_coauthors=True)
+    services.coauthor_edges_drain()
+
+    after_merge = _edges()
+    assert not any("A9600000004" in pair for pair in after_merge)
+    assert ("A9600000002", "A9600000005") in after_merge
+    CoauthorEdge.objects.all().delete()
+    call_command("rebuild_graph", no_progress=True, slices=2)
+    assert _edges() == after_merge

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -43,12 +44,16 @@ ProgressCallback = Callable[[int], None]
 @dataclass(frozen=True)
 class EntityHandler:
     map: Callable[[Any], Any]
-    write: Callable[[Any, Sequence[Any]], writer.WriteResult]
+    write: Callable[..., writer.WriteResult]
     key: Callable[[Any], str]
+    # The writer's database-free part, run by parse_batch; write() then takes its result.
+    prepare: Callable[[Sequence[Any]], Any] | None = None
 
 
 ENTITY_HANDLERS: dict[str, EntityHandler] = {
-    "works": EntityHandler(mapper.map_work, writer.write_works, lambda r: r.openalex_id),
+    "works": EntityHandler(
+        mapper.map_work, writer.write_works, lambda r: r.openalex_id, writer.prepare_works
+    ),
     "authors": EntityHandler(mapper.map_author, writer.write_researchers, lambda r: r.openalex_id),
     "institutions": EntityHandler(
         mapper.map_institution, writer.write_institutions, lambda r: r.openalex_id
@@ -63,6 +68,7 @@ class ParsedBatch:
     read: int = 0
     records: dict[str, list[Any]] = field(default_factory=dict)
     issues: list[ImportIssue] = field(default_factory=list)
+    prepared: dict[str, Any] = field(default_factory=dict)  # kind -> its handler's prepare()
 
 
 def _raw_text(raw: bytes) -> str:
@@ -134,6 +140,10 @@ def parse_batch(
             continue
         first_line_of[(kind, key)] = line_number
         batch.records.setdefault(kind, []).append(record)
+    for kind, records in batch.records.items():
+        prepare = ENTITY_HANDLERS[kind].prepare
+        if prepare is not None:
+            batch.prepared[kind] = prepare(records)
     return batch
 
 
@@ -179,7 +189,10 @@ def _write_parsed(
             records = batch.records.get(kind)
             if not records:
                 continue
-            result = ENTITY_HANDLERS[kind].write(raw_cursor, records)
+            write = ENTITY_HANDLERS[kind].write
+            if kind in batch.prepared:
+                write = partial(write, prepared=batch.prepared[kind])
+            result = write(raw_cursor, records)
             totals["created"] += result.created
             totals["updated"] += result.updated
             totals["unchanged"] += result.unchanged
@@ -362,6 +375,7 @@ class _ChunkBatch:
 
 # Batches parsed ahead of the one being written: bounds the memory a chunk takes, whatever its size.
 _PARSE_AHEAD = 2
+_GIL_SWITCH_INTERVAL = 0.0005  # seconds
 _DONE = object()
 
 
@@ -425,6 +439,10 @@ def _parse_ahead(batches: Iterator[_ChunkBatch]) -> Iterator[_ChunkBatch]:
             hand(exc)
 
     thread = threading.Thread(target=produce, name="import-parse-ahead", daemon=True)
+    # The writer gets the GIL back sooner after each statement (CPython's default is 5 ms, a
+    # wait that would otherwise follow most statements of a batch, inside its transaction).
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch_interval, _GIL_SWITCH_INTERVAL))
     thread.start()
     try:
         while True:
@@ -437,6 +455,7 @@ def _parse_ahead(batches: Iterator[_ChunkBatch]) -> Iterator[_ChunkBatch]:
     finally:
         stopped.set()
         thread.join()
+        sys.setswitchinterval(switch_interval)
 
 
 def import_chunk_process(

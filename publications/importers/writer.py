@@ -21,6 +21,7 @@ from unidecode import unidecode
 from researchers.names import normalize_name
 
 from .records import (
+    AuthorRef,
     InstitutionRecord,
     InstitutionRef,
     ResearcherRecord,
@@ -469,7 +470,9 @@ def write_researchers(cursor, records: Sequence[ResearcherRecord]) -> WriteResul
 # --- works -----------------------------------------------------------------------------------
 
 
-def _unique_identifiers(records: Sequence[WorkRecord], result: WriteResult) -> dict[str, dict[str, str | None]]:
+def _unique_identifiers(
+    records: Sequence[WorkRecord], warnings: list[Warning_]
+) -> dict[str, dict[str, str | None]]:
     """DOIs and arXiv ids must be unique; when two works of one batch share one, the first keeps it."""
     seen: dict[str, dict[str, str]] = {"doi": {}, "arxiv_id": {}}
     kept: dict[str, dict[str, str | None]] = {}
@@ -479,7 +482,7 @@ def _unique_identifiers(records: Sequence[WorkRecord], result: WriteResult) -> d
             value = getattr(record, key)
             holder = seen[key].get(value) if value else None
             if holder:
-                result.warnings.append(
+                warnings.append(
                     Warning_(record.openalex_id, f"{key} {value} is also on {holder} in this batch; imported without it")
                 )
                 value = None
@@ -489,29 +492,45 @@ def _unique_identifiers(records: Sequence[WorkRecord], result: WriteResult) -> d
     return kept
 
 
-def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: ANN001
-    result = WriteResult()
-    upsert_source_refs(cursor, (r.source for r in records if r.source))
-    upsert_institution_refs(
-        cursor, (i for r in records for a in r.authorships for i in a.institutions)
-    )
-    upsert_topic_refs(
-        cursor, (t for r in records for wt in r.topics for t in (*wt.ancestors, wt.topic))
-    )
-    researcher_ids = upsert_researcher_refs(
-        cursor, (a.author for r in records for a in r.authorships if a.author)
-    )
+_WORK_STAGE_COLUMNS = [
+    ("openalex_id", "text"), ("doi", "text"), ("arxiv_id", "text"), ("title", "text"),
+    ("abstract", "text"), ("type", "text"), ("publication_date", "date"), ("publication_year", "int"),
+    ("source_openalex_id", "text"), ("cited_by_count", "int"), ("counts_by_year", "text"),
+    ("open_access_url", "text"), ("code_url", "text"), ("language", "text"),
+    ("authors_count", "int"), ("content_hash", "text"), ("source_updated_at", "timestamptz"),
+]
 
-    identifiers = _unique_identifiers(records, result)
-    _stage(
-        cursor,
-        "stage_work",
-        [("openalex_id", "text"), ("doi", "text"), ("arxiv_id", "text"), ("title", "text"),
-         ("abstract", "text"), ("type", "text"), ("publication_date", "date"), ("publication_year", "int"),
-         ("source_openalex_id", "text"), ("cited_by_count", "int"), ("counts_by_year", "text"),
-         ("open_access_url", "text"), ("code_url", "text"), ("language", "text"),
-         ("authors_count", "int"), ("content_hash", "text"), ("source_updated_at", "timestamptz")],
-        [
+
+@dataclass
+class PreparedWorks:
+    """What write_works computes from the records alone, before it touches the database.
+
+    Pure Python and most of the writer's own work (content hashes, staged rows), so a caller can
+    compute it ahead of the batch's transaction: publications.services does, in the thread that
+    reads and parses the next batch. The referenced entities are listed once each, the last
+    copy of each kept, as the upsert_*_refs functions would.
+    """
+
+    sources: list[SourceRecord]
+    institutions: list[InstitutionRef]
+    topics: list[TopicRecord]
+    authors: list[AuthorRef]
+    identifier_warnings: list[Warning_]
+    work_rows: list[tuple]
+
+
+def prepare_works(records: Sequence[WorkRecord]) -> PreparedWorks:
+    identifier_warnings: list[Warning_] = []
+    identifiers = _unique_identifiers(records, identifier_warnings)
+    return PreparedWorks(
+        sources=list({r.source.openalex_id: r.source for r in records if r.source}.values()),
+        institutions=list(
+            {i.openalex_id: i for r in records for a in r.authorships for i in a.institutions if i.name}.values()
+        ),
+        topics=list({t.external_id: t for r in records for wt in r.topics for t in (*wt.ancestors, wt.topic)}.values()),
+        authors=list({a.author.openalex_id: a.author for r in records for a in r.authorships if a.author}.values()),
+        identifier_warnings=identifier_warnings,
+        work_rows=[
             (r.openalex_id, identifiers[r.openalex_id]["doi"], identifiers[r.openalex_id]["arxiv_id"],
              r.title, r.abstract, r.type[:40], r.publication_date, r.publication_year,
              r.source.openalex_id if r.source else None, r.cited_by_count,
@@ -521,6 +540,23 @@ def write_works(cursor, records: Sequence[WorkRecord]) -> WriteResult:  # noqa: 
             for r in records
         ],
     )
+
+
+def write_works(
+    cursor, records: Sequence[WorkRecord], prepared: PreparedWorks | None = None  # noqa: ANN001
+) -> WriteResult:
+    """Upsert works and what they reference. `prepared` is prepare_works(records), when the
+    caller computed it already."""
+    if prepared is None:
+        prepared = prepare_works(records)
+    result = WriteResult()
+    upsert_source_refs(cursor, prepared.sources)
+    upsert_institution_refs(cursor, prepared.institutions)
+    upsert_topic_refs(cursor, prepared.topics)
+    researcher_ids = upsert_researcher_refs(cursor, prepared.authors)
+
+    result.warnings.extend(prepared.identifier_warnings)
+    _stage(cursor, "stage_work", _WORK_STAGE_COLUMNS, prepared.work_rows)
     # Identifiers held by a different work already in the database: import without them.
     for key in ("doi", "arxiv_id"):
         cursor.execute(

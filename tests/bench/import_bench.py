@@ -41,6 +41,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO_ROOT / "bench-data"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+# A phase during which other processes used this share of the CPUs or more is flagged.
+BUSY_SHARE = 0.1
 MEMORY_BUDGET_MB = 500  # peak memory of the import process, whatever the file size
 TARGET_RATIO = 0.25  # the end-to-end rate is at least a quarter of the raw COPY rate
 
@@ -222,6 +224,44 @@ def corpus_prepare(*, works: int, authors: int, seed: int, files: int, gzipped: 
 # --- measuring a subprocess -------------------------------------------------------------------
 
 
+class MachineCpu:
+    """CPU time the whole machine spent busy between start() and stop() (from /proc/stat), so a
+    phase can say how much of it went to other work than the benchmark's."""
+
+    def __init__(self) -> None:
+        self.busy_seconds = 0.0
+        self._start = (0, 0)
+
+    @staticmethod
+    def _read() -> tuple[int, int]:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + fields[4]  # idle + iowait
+        return sum(fields[:8]) - idle, idle
+
+    def start(self) -> MachineCpu:
+        self._start = self._read()
+        return self
+
+    def stop(self) -> float:
+        busy, _ = self._read()
+        self.busy_seconds = (busy - self._start[0]) / os.sysconf("SC_CLK_TCK")
+        return self.busy_seconds
+
+
+def other_work_share(*, busy_seconds: float, own_seconds: float, wall_seconds: float) -> float:
+    """Share of the machine's CPUs that other processes used during a phase (0 = quiet)."""
+    capacity = wall_seconds * (os.cpu_count() or 1)
+    return round(max(0.0, busy_seconds - own_seconds) / capacity, 3) if capacity else 0.0
+
+
+def backend_cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class TreeMemorySampler(threading.Thread):
     """Samples the resident memory of a process and all its descendants, summed.
 
@@ -282,6 +322,7 @@ class ProcessFigures:
     cpu_system_seconds: float
     database_cpu_seconds: float  # the import's PostgreSQL backends
     database_profile: list[tuple[str, float]]  # sampled share of time per statement / state
+    other_work_share: float  # of the machine's CPUs, used by processes other than these
 
 
 class SessionSampler(threading.Thread):
@@ -360,6 +401,7 @@ def run_measured(
 ) -> ProcessFigures:
     sessions = SessionSampler(env["DATABASE_URL"], exclude_pids=set(exclude_pids))
     sessions.start()
+    machine = MachineCpu().start()
     with log.open("wb") as output:
         started = time.perf_counter()
         process = subprocess.Popen(
@@ -369,6 +411,7 @@ def run_measured(
         sampler.start()
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - started
+        machine.stop()
         sampler.stop()
         sessions.stop()
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -382,6 +425,11 @@ def run_measured(
         cpu_system_seconds=round(usage.ru_stime, 1),
         database_cpu_seconds=sessions.backend_cpu_seconds,
         database_profile=sessions.profile(),
+        other_work_share=other_work_share(
+            busy_seconds=machine.busy_seconds,
+            own_seconds=usage.ru_utime + usage.ru_stime + sessions.backend_cpu_seconds,
+            wall_seconds=seconds,
+        ),
     )
 
 
@@ -402,6 +450,8 @@ class CopyFigures:
     works_per_second: float
     rows_per_second: float
     bytes: int
+    cpu_seconds: float  # the loading session's PostgreSQL backend and this process
+    other_work_share: float
 
 
 def import_measure(
@@ -461,6 +511,9 @@ def copy_measure(
             for block in copy:
                 output.write(block)
     truncate(connection, (*DATA_TABLES, *BOOKKEEPING_TABLES))
+    backend_pid = connection.info.backend_pid
+    own_before = backend_cpu_seconds(backend_pid) + time.process_time()
+    machine = MachineCpu().start()
     started = time.perf_counter()
     with connection.transaction():
         for table in DATA_TABLES:
@@ -474,6 +527,8 @@ def copy_measure(
                 while block := source.read(1 << 20):
                     copy.write(block)
     seconds = time.perf_counter() - started
+    machine.stop()
+    own = backend_cpu_seconds(backend_pid) + time.process_time() - own_before
     size = sum(p.stat().st_size for p in dump_folder.iterdir())
     # Leave the sequences past the copied ids, as an import would have.
     for table in DATA_TABLES:
@@ -488,6 +543,10 @@ def copy_measure(
         works_per_second=round(corpus.works / seconds),
         rows_per_second=round(rows / seconds),
         bytes=size,
+        cpu_seconds=round(own, 1),
+        other_work_share=other_work_share(
+            busy_seconds=machine.busy_seconds, own_seconds=own, wall_seconds=seconds
+        ),
     )
 
 
@@ -597,6 +656,10 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
+def busy_note(share: float) -> str:
+    return f"   [other work used {share:.0%} of the CPUs]" if share >= BUSY_SHARE else ""
+
+
 def report_print(report: Report) -> None:
     machine, corpus = report.machine, report.corpus
     e2e, copy, rerun = report.end_to_end, report.raw_copy, report.rerun_unchanged
@@ -624,15 +687,18 @@ def report_print(report: Report) -> None:
         f"end to end  {e2e.works_per_second:>8,} works/s {e2e.rows_per_second:>10,} rows/s "
         f"{e2e.process.seconds:>8.1f} s   peak RSS {e2e.process.peak_rss_mb:,.0f} MB "
         f"(process tree {e2e.process.peak_tree_rss_mb:,.0f} MB)"
+        + busy_note(e2e.process.other_work_share)
     )
     if rerun:
         say(
             f"unchanged   {rerun.works_per_second:>8,} works/s {'':>17} "
             f"{rerun.process.seconds:>8.1f} s   peak RSS {rerun.process.peak_rss_mb:,.0f} MB"
             f"   (second run: {rerun.run_counts['unchanged']:,} unchanged, {rerun.run_counts['updated']:,} updated)"
+            + busy_note(rerun.process.other_work_share)
         )
     say(
         f"raw COPY    {copy.works_per_second:>8,} works/s {copy.rows_per_second:>10,} rows/s {copy.seconds:>8.1f} s"
+        + busy_note(copy.other_work_share)
     )
     say()
     verdict = "meets" if report.meets_target else "misses"
@@ -760,6 +826,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if end_to_end.process.peak_tree_rss_mb >= MEMORY_BUDGET_MB:
         report.notes.append(f"peak memory of the import is over the {MEMORY_BUDGET_MB} MB budget")
+    shares = [end_to_end.process.other_work_share, raw_copy.other_work_share]
+    if rerun:
+        shares.append(rerun.process.other_work_share)
+    if max(shares) >= BUSY_SHARE:
+        report.notes.append(
+            "other processes used a share of the CPUs during a phase (flagged above): its figure "
+            "is low by about that much, and the ratio is off if the phases differ"
+        )
     if others:
         report.notes.append(
             "other imports or benchmarks ran on this machine meanwhile, so these figures are "

@@ -107,14 +107,23 @@ def researcher_metrics_refresh(*, researcher_ids: Collection[int]) -> int:
 EDGES_LOCK_KEY = 0x67726170685F6564  # "graph_ed"
 
 _EDGES_REFRESH_SQL = f"""
-WITH touched AS (
+WITH touched AS MATERIALIZED (
     SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
+),
+-- Only works with two touched authors or more can hold a pair to refresh. Found from the
+-- (researcher, work) index alone, before any work row is read.
+shared AS MATERIALIZED (
+    SELECT au.work_id
+    FROM publications_authorship au JOIN touched t ON t.id = au.researcher_id
+    GROUP BY au.work_id
+    HAVING count(DISTINCT au.researcher_id) >= 2
 ),
 author_works AS MATERIALIZED (
     SELECT DISTINCT au.work_id, au.researcher_id, w.authors_count, w.publication_year
-    FROM publications_authorship au
+    FROM shared s
+    JOIN publications_work w ON w.id = s.work_id
+    JOIN publications_authorship au ON au.work_id = s.work_id
     JOIN touched t ON t.id = au.researcher_id
-    JOIN publications_work w ON w.id = au.work_id
     WHERE w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
 ),
 fresh AS MATERIALIZED (

@@ -197,8 +197,13 @@ def test_the_explorer_stays_usable_with_2000_nodes(
     }"""
     )
     assert _node_count(page) >= 2000
+    # The first frame draws everything once (seconds in software rendering on a busy machine).
+    first_frame_ms = page.evaluate(
+        """() => new Promise(done => { const started = performance.now();
+             requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - started))); })"""
+    )
 
-    # Still responsive: fit, zoom and a real click that expands a real person.
+    # Still responsive: fit, zoom and a real click that selects and expands a real person.
     started = time.monotonic()
     page.click("#fit")
     page.mouse.move(600, 400)
@@ -217,8 +222,24 @@ def test_the_explorer_stays_usable_with_2000_nodes(
     page.mouse.click(box["x"] + position["x"], box["y"] + position["y"])
     expect(page.locator("#selected")).to_contain_text("Haojun Xia")
     interaction = time.monotonic() - started
-    assert added_ms < 5000, added_ms
-    assert interaction < 5, interaction
+    # Panning, one step per frame: the mean frame time while the view moves.
+    frame_ms = page.evaluate(
+        """() => new Promise(done => { let frames = 0; const started = performance.now();
+             const step = () => { window.bzExplorer.cy.panBy({x: 5, y: 3});
+               if (++frames < 20) requestAnimationFrame(step);
+               else done((performance.now() - started) / frames); };
+             requestAnimationFrame(step); })"""
+    )
+    print(  # noqa: T201 - the figures, for whoever runs the test with -s
+        f"2,000 nodes: added in {added_ms:.0f} ms, first frame {first_frame_ms:.0f} ms, "
+        f"interactions {interaction:.1f} s, {frame_ms:.0f} ms per frame while panning"
+    )
+    # Bounds for a busy two-core machine with software rendering; a graph that stops being
+    # usable (seconds per frame or per click) fails them by far.
+    assert added_ms < 8000, added_ms
+    assert first_frame_ms < 20000, first_frame_ms
+    assert interaction < 12, interaction
+    assert frame_ms < 250, frame_ms
     screenshot("explorer-2000")
 
 

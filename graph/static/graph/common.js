@@ -10,6 +10,8 @@
     var nodes = slice.nodes.map(function (node) {
       var data = Object.assign({}, node, { kind: node.type });
       delete data.type;
+      // Shortened once here: Cytoscape's own ellipsis measures text on every draw.
+      data.short = node.label.length > 28 ? node.label.slice(0, 27) + "…" : node.label;
       return { group: "nodes", data: data, classes: node.type + (node.center ? " center" : "") };
     });
     var edges = slice.edges.map(function (edge) {
@@ -23,8 +25,8 @@
       { selector: "node", style: {
         "background-color": function (n) { return COLORS[n.data("kind")] || "#999"; },
         "shape": function (n) { return SHAPES[n.data("kind")] || "ellipse"; },
-        "label": "data(label)", "font-size": 9, "color": "#1d2330", "text-wrap": "ellipsis",
-        "text-max-width": 110, "text-valign": "bottom", "text-margin-y": 3,
+        "label": "data(short)", "font-size": 9, "color": "#1d2330",
+        "text-valign": "bottom", "text-margin-y": 3,
         "width": 16, "height": 16, "min-zoomed-font-size": 7,
       } },
       { selector: "node.researcher", style: { "width": 22, "height": 22 } },

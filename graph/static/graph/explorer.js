@@ -11,6 +11,7 @@
   var expanded = {};   // slug -> true once its slice is in the graph
   var topicNames = {}; // topic node id -> label
   var firstSlice = true;
+  var crowded = false;
 
   var cy = cytoscape({
     container: $("explorer-canvas"),
@@ -89,7 +90,13 @@
         levelWidth: function () { return 1; } }).run();
       cy.fit(undefined, 30);
     }
-    refreshSide();
+    if (!crowded && cy.nodes().length > 400) {
+      // Hundreds of labels cost more to draw than everything else: show them only when
+      // zoomed in far enough to read them.
+      crowded = true;
+      cy.style().selector("node").style("min-zoomed-font-size", 12).update();
+    }
+    scheduleSide();
     applyFilters();
     return fresh.length;
   }
@@ -105,6 +112,13 @@
       say("Added " + added + " nodes around " + slice.researcher.name + ". " + cy.nodes().length + " nodes in the graph.");
       return added;
     }).catch(function (error) { say("Could not load that neighbourhood: " + error.message); });
+  }
+
+  var sidePending = false;
+  function scheduleSide() {
+    if (sidePending) return;
+    sidePending = true;
+    requestAnimationFrame(function () { sidePending = false; refreshSide(); });
   }
 
   // Side panels: people (with keyboard expand), topics for the filter, path "from" choices.
@@ -278,7 +292,7 @@
       result.researchers.forEach(function (p, i) {
         var node = cy.getElementById(p.id);
         if (node.empty()) {
-          node = cy.add({ group: "nodes", data: { id: p.id, kind: "researcher", label: p.name, url: p.url, slug: p.slug, weight: 0 },
+          node = cy.add({ group: "nodes", data: { id: p.id, kind: "researcher", label: p.name, short: p.name, url: p.url, slug: p.slug, weight: 0 },
             classes: "researcher", position: { x: previous.x + 120, y: previous.y + 60 * (i % 2 ? 1 : -1) } });
         }
         previous = node.position();

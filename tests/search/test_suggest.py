@@ -27,14 +27,14 @@ def test_it_suggests_researchers_with_institution_linking_to_their_profiles(clie
     ResearcherFactory(
         display_name="Zhizhen Zhong", slug="zhizhen-zhong", last_known_institution=lab
     )
-    ResearcherFactory(display_name="Kai Zhong", slug="kai-zhong")
+    ResearcherFactory(display_name="Zhizhen Zheng", slug="zhizhen-zheng", cited_by_count=900)
 
     response = client.get(SUGGEST_URL, {"q": "zhizen zhong"}, headers={"HX-Request": "true"})
     html = response.content.decode()
 
     assert response.status_code == 200
     first = html.index('href="/researchers/zhizhen-zhong/"')
-    assert first < html.index('href="/researchers/kai-zhong/"')
+    assert first < html.index('href="/researchers/zhizhen-zheng/"')
     assert "Massachusetts Institute of Technology" in html
     assert 'href="/search/?q=zhizen%20zhong">All results for “zhizen zhong”' in html
 

@@ -538,6 +538,10 @@ def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = No
             .distinct()
         )
     ordered = sorted(pending)
+    if ordered:
+        logger.info(
+            "import run %s: following up %d researchers whose works changed", run_id, len(ordered)
+        )
     for start in range(0, len(ordered), FOLLOW_UP_SLICE):
         with transaction.atomic():
             researchers_follow_up(researcher_ids=ordered[start : start + FOLLOW_UP_SLICE])

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import (
     SearchQuery,
@@ -304,18 +305,26 @@ def _name_candidates(normalized_query: str) -> RawSQL:
         word_variants(word) if index < _MAX_FUZZY_WORDS else [word]
         for index, word in enumerate(words)
     ]
-    # Each array goes in through a scalar subquery: given the array itself, the planner adds up
-    # a guess for each of its few hundred variants, concludes that most of the table matches and
-    # scans it all; given a subquery it takes its default 1% and uses the index.
-    by_name = " AND ".join(f"{_NAME_WORDS} && (SELECT %s::text[])" for _ in variants)
-    by_alternate = " AND ".join(f"{_ALTERNATE_NAME_WORDS} && (SELECT %s::text[])" for _ in variants)
+    # Each array goes in once, and reaches `&&` through a scalar subquery: given the array
+    # itself, the planner adds up a guess for each of its few hundred variants, concludes that
+    # most of the table matches and scans it all; given a subquery it takes its default 1% and
+    # uses the index.
+    columns = [f"w{index}" for index in range(len(variants))]
+    query_words = ", ".join(f"%s::text[] AS {column}" for column in columns)
+    by_name = " AND ".join(
+        f"{_NAME_WORDS} && (SELECT {column} FROM query_words)" for column in columns
+    )
+    by_alternate = " AND ".join(
+        f"{_ALTERNATE_NAME_WORDS} && (SELECT {column} FROM query_words)" for column in columns
+    )
     trigram = f"name_normalized %%> %s OR {_ALTERNATE_NAMES} %%> %s"
     trigram_params: list[Any] = [normalized_query, normalized_query]
     if fragment := _fragment_pattern(normalized_query):
         trigram += f" OR name_normalized LIKE %s OR {_ALTERNATE_NAMES} LIKE %s"
         trigram_params += [fragment, fragment]
     sql = f"""ARRAY(
-        WITH found_by_words AS MATERIALIZED (
+        WITH query_words AS MATERIALIZED (SELECT {query_words}),
+        found_by_words AS MATERIALIZED (
             SELECT id FROM researchers_researcher WHERE ({by_name}) OR ({by_alternate})
         )
         SELECT id FROM found_by_words
@@ -325,7 +334,7 @@ def _name_candidates(normalized_query: str) -> RawSQL:
     )"""
     # The SQL above is built from constants only; every value goes in as a parameter.
     return RawSQL(  # noqa: S611
-        sql, [*variants, *variants, *trigram_params], output_field=ArrayField(BigIntegerField())
+        sql, [*variants, *trigram_params], output_field=ArrayField(BigIntegerField())
     )
 
 
@@ -667,6 +676,25 @@ ORDER BY r.rank DESC, r.cited_by_count DESC, r.id
 """
 
 
+_WORK_HIT_FIELDS = (
+    "id",
+    "type",
+    "publication_year",
+    "cited_by_count",
+    "authors_count",
+    "source__name",
+    "source__abbreviated_name",
+)
+_AUTHORSHIP_FIELDS = (
+    "id",
+    "work_id",
+    "position",
+    "raw_name",
+    "researcher__slug",
+    "researcher__display_name",
+)
+
+
 def work_search(
     *, query: str, filters: WorkFilters = WorkFilters(), page: int = 1
 ) -> SearchPage[WorkHit]:
@@ -703,14 +731,17 @@ def work_search(
         rows = cursor.fetchall()
     if not rows:
         return SearchPage(items=[], number=page, page_size=SEARCH_PAGE_SIZE, total=0)
+    # Only what a result row shows: the title and abstract come highlighted from the query
+    # above, and the JSON columns would only cost decoding.
     works = (
         Work.objects.select_related("source")
+        .only(*_WORK_HIT_FIELDS)
         .prefetch_related(
             Prefetch(
                 "authorships",
-                queryset=Authorship.objects.select_related("researcher").order_by("position")[
-                    :AUTHORS_SHOWN
-                ],
+                queryset=Authorship.objects.select_related("researcher")
+                .only(*_AUTHORSHIP_FIELDS)
+                .order_by("position")[:AUTHORS_SHOWN],
                 to_attr="first_authorships",
             )
         )
@@ -741,7 +772,9 @@ def work_topic_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
     """The topics most common among the candidate works (the other filters applied), the chosen
     one first. One query."""
     rows = (
-        WorkTopic.objects.filter(work_id__in=_work_candidates(query, filters, with_topic=False))
+        WorkTopic.objects.filter(
+            AnyOf(F("work_id"), ArraySubquery(_work_candidates(query, filters, with_topic=False)))
+        )
         .values("topic_id", "topic__name")
         .annotate(
             matches=Count("work_id"),
@@ -758,7 +791,12 @@ def work_topic_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
 def work_type_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
     """The work types among the candidate works (the other filters applied). One query."""
     rows = (
-        Work.objects.filter(id__in=_work_candidates(query, dataclasses.replace(filters, type="")))
+        Work.objects.filter(
+            AnyOf(
+                F("id"),
+                ArraySubquery(_work_candidates(query, dataclasses.replace(filters, type=""))),
+            )
+        )
         .values("type")
         .annotate(matches=Count("id"))
         .order_by("-matches", "type")

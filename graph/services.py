@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from researchers.services import researcher_pages_invalidate
 
 from . import keys
-from .models import CLOSE_SQL, MAX_AUTHORS_FOR_EDGES
+from .models import CLOSE_MIN_JOINT_WORKS, CLOSE_MIN_WEIGHT, CLOSE_SQL, MAX_AUTHORS_FOR_EDGES
 
 logger = logging.getLogger(__name__)
 
@@ -221,6 +221,134 @@ def coauthor_edges_refresh(*, researcher_ids: Collection[int]) -> EdgesRefreshRe
     return EdgesRefreshResult(len(ids), changed)
 
 
+_PAIRS_REFRESH_SQL = f"""
+WITH pairs AS MATERIALIZED (
+    SELECT DISTINCT least(a, b) AS a, greatest(a, b) AS b
+    FROM unnest(%(a)s::bigint[], %(b)s::bigint[]) AS given(a, b)
+    WHERE a <> b
+),
+-- Each pair's joint works, found by walking the works of whichever of the two has fewer
+-- and probing the other's (researcher, work) index entry for each.
+oriented AS (
+    SELECT p.a, p.b,
+           CASE WHEN ra.works_count <= rb.works_count THEN p.a ELSE p.b END AS fewer,
+           CASE WHEN ra.works_count <= rb.works_count THEN p.b ELSE p.a END AS more
+    FROM pairs p
+    JOIN researchers_researcher ra ON ra.id = p.a
+    JOIN researchers_researcher rb ON rb.id = p.b
+),
+joint AS MATERIALIZED (
+    SELECT DISTINCT o.a, o.b, w.id AS work_id, w.authors_count, w.publication_year
+    FROM oriented o
+    JOIN publications_authorship x ON x.researcher_id = o.fewer
+    JOIN publications_authorship y ON y.researcher_id = o.more AND y.work_id = x.work_id
+    JOIN publications_work w ON w.id = x.work_id
+    WHERE w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
+),
+fresh AS MATERIALIZED (
+    SELECT a, b, count(*) AS joint_works_count,
+           sum(1::numeric / (authors_count - 1))::float8 AS weight,
+           min(publication_year) AS first_year, max(publication_year) AS last_year
+    FROM joint GROUP BY a, b
+),
+-- The rows as they were: every CTE of one statement sees the same snapshot.
+old AS MATERIALIZED (
+    SELECT e.* FROM graph_coauthoredge e
+    JOIN pairs p ON e.researcher_a_id = p.a AND e.researcher_b_id = p.b
+),
+removed AS (
+    DELETE FROM graph_coauthoredge e USING old o
+    WHERE e.researcher_a_id = o.researcher_a_id AND e.researcher_b_id = o.researcher_b_id
+      AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.a = o.researcher_a_id AND f.b = o.researcher_b_id)
+    RETURNING e.researcher_a_id, e.researcher_b_id
+),
+written AS (
+    INSERT INTO graph_coauthoredge AS e
+        (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
+    SELECT a, b, joint_works_count, weight, first_year, last_year FROM fresh ORDER BY a, b
+    ON CONFLICT (researcher_a_id, researcher_b_id) DO UPDATE SET
+        joint_works_count = EXCLUDED.joint_works_count, weight = EXCLUDED.weight,
+        first_year = EXCLUDED.first_year, last_year = EXCLUDED.last_year
+    WHERE (e.joint_works_count, e.weight, e.first_year, e.last_year)
+          IS DISTINCT FROM
+          (EXCLUDED.joint_works_count, EXCLUDED.weight, EXCLUDED.first_year, EXCLUDED.last_year)
+    RETURNING e.researcher_a_id, e.researcher_b_id
+),
+-- +1 for a pair that became close, -1 for one that stopped being close.
+close_change AS (
+    SELECT coalesce(f.a, e.researcher_a_id) AS a, coalesce(f.b, e.researcher_b_id) AS b,
+           (f.a IS NOT NULL AND (f.joint_works_count >= {CLOSE_MIN_JOINT_WORKS}
+                                 OR f.weight >= {CLOSE_MIN_WEIGHT!r}))::int
+         - (e.researcher_a_id IS NOT NULL AND {CLOSE_SQL})::int AS delta
+    FROM fresh f FULL JOIN old e ON e.researcher_a_id = f.a AND e.researcher_b_id = f.b
+),
+ends AS (
+    SELECT a AS id, delta, false AS changed FROM close_change
+    UNION ALL SELECT b, delta, false FROM close_change
+    UNION ALL SELECT researcher_a_id, 0, true FROM removed
+    UNION ALL SELECT researcher_b_id, 0, true FROM removed
+    UNION ALL SELECT researcher_a_id, 0, true FROM written
+    UNION ALL SELECT researcher_b_id, 0, true FROM written
+)
+SELECT id, sum(delta)::int, bool_or(changed) FROM ends GROUP BY id
+HAVING sum(delta) <> 0 OR bool_or(changed)
+"""
+
+_CLOSE_COUNT_ADD_SQL = """
+WITH change AS (
+    SELECT unnest(%(ids)s::bigint[]) AS id, unnest(%(deltas)s::int[]) AS delta
+),
+target AS (
+    SELECT r.id FROM researchers_researcher r JOIN change c ON c.id = r.id ORDER BY r.id FOR UPDATE
+)
+UPDATE researchers_researcher r
+SET close_collaborators_count = greatest(0, r.close_collaborators_count + c.delta)
+FROM change c JOIN target t ON t.id = c.id
+WHERE r.id = c.id
+"""
+
+
+def coauthor_edge_pairs_refresh(*, pairs: Collection[tuple[int, int]]) -> EdgesRefreshResult:
+    """Recompute the edges of these pairs of researchers (in any order), from all their joint
+    works, in two statements; the close-collaborators counts move by the pairs that became or
+    stopped being close. An import passes the pairs on the bylines a batch wrote and on the
+    bylines it replaced, which are the only edges the batch can change. Idempotent.
+    The caller holds a transaction; the edges lock is taken here and held until it ends.
+    """
+    if not pairs:
+        return EdgesRefreshResult(0, frozenset())
+    firsts, seconds = zip(*pairs, strict=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [EDGES_LOCK_KEY])
+        cursor.execute(_PAIRS_REFRESH_SQL, {"a": list(firsts), "b": list(seconds)})
+        rows = cursor.fetchall()
+        moved = sorted((researcher_id, delta) for researcher_id, delta, _ in rows if delta)
+        if moved:
+            ids, deltas = zip(*moved, strict=True)
+            cursor.execute(_CLOSE_COUNT_ADD_SQL, {"ids": list(ids), "deltas": list(deltas)})
+    return EdgesRefreshResult(len(pairs), frozenset(row[0] for row in rows))
+
+
+_BYLINE_PAIRS_SQL = f"""
+SELECT DISTINCT x.researcher_id, y.researcher_id
+FROM publications_work w
+JOIN publications_authorship x ON x.work_id = w.id
+JOIN publications_authorship y ON y.work_id = w.id AND y.researcher_id > x.researcher_id
+WHERE w.openalex_id = ANY(%(ids)s) AND w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
+"""
+
+
+def coauthor_pairs_of_works(*, work_openalex_ids: Collection[str]) -> set[tuple[int, int]]:
+    """The pairs of researchers on the current bylines of these works (those that make edges).
+    Called before and after an import batch writes its works: together, every edge the batch
+    can change."""
+    if not work_openalex_ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(_BYLINE_PAIRS_SQL, {"ids": list(work_openalex_ids)})
+        return {(a, b) for a, b in cursor.fetchall()}
+
+
 def researcher_ids_with_coauthors(*, researcher_ids: Collection[int]) -> list[int]:
     """The ids, their coauthors by authorship now, and their neighbours in the edge table
     (coauthors they had before the change)."""
@@ -269,57 +397,79 @@ def graph_slices_invalidate_all() -> None:
     keys.redis_client().set(keys.key(keys.SLICE_GENERATION), str(time.time_ns()))
 
 
-def coauthor_edges_mark_pending(*, researcher_ids: Collection[int]) -> bool:
-    """Record researchers whose works changed (after their batch committed): their slices are
-    invalidated now and their edges wait for the drain. Returns True when the caller should
-    queue a drain (none was queued yet)."""
+def coauthor_edges_mark_pending(
+    *,
+    researcher_ids: Collection[int],
+    pairs: Collection[tuple[int, int]] = (),
+    refresh_researchers: bool = False,
+) -> bool:
+    """Record, after their batch committed, the researchers whose works changed and the pairs
+    whose edges may have: their slices are invalidated now and the edges wait for the drain,
+    pair by pair, or, with refresh_researchers (a merge), every edge among the researchers.
+    Returns True when the caller should queue a drain (none was queued yet)."""
     ids = sorted({int(i) for i in researcher_ids})
-    if not ids:
-        return False
     redis = keys.redis_client()
-    pending = keys.key(keys.EDGES_PENDING)
-    for start in range(0, len(ids), 10_000):
-        redis.sadd(pending, *ids[start : start + 10_000])
+    pair_keys = sorted({f"{min(a, b)},{max(a, b)}" for a, b in pairs})
+    for start in range(0, len(pair_keys), 10_000):
+        redis.sadd(keys.key(keys.EDGES_PENDING_PAIRS), *pair_keys[start : start + 10_000])
+    if refresh_researchers:
+        for start in range(0, len(ids), 10_000):
+            redis.sadd(keys.key(keys.EDGES_PENDING), *ids[start : start + 10_000])
     graph_slices_invalidate(researcher_ids=ids)
+    if not pair_keys and not (refresh_researchers and ids):
+        return False
     return bool(redis.set(keys.key(keys.EDGES_DRAIN_QUEUED), "1", nx=True, ex=DRAIN_QUEUED_SECONDS))
 
 
+def _take(redis, pending: str, processing: str) -> list[bytes]:  # noqa: ANN001
+    """Move everything pending into the processing set (keeping what a dead drain left there)
+    and return the processing set."""
+    pipe = redis.pipeline(transaction=True)
+    pipe.sunionstore(processing, [processing, pending])
+    pipe.delete(pending)
+    pipe.smembers(processing)
+    return list(pipe.execute()[2])
+
+
 def coauthor_edges_drain() -> int:
-    """Refresh the edges of every pending researcher, all together, until none is pending.
+    """Refresh every pending pair and researcher, all together, until nothing is pending.
 
     One drain runs at a time (a transaction-level advisory lock, tried, not waited for): a
-    second one returns at once, and the first looks at the pending set again after each
-    commit, so ids added meanwhile are never stranded. Ids are moved to a processing set
-    before the refresh and dropped only after it committed, so a drain that dies loses
-    nothing: the next one takes them again (the refresh is idempotent).
-    Returns the number of researcher ids refreshed.
+    second one returns at once, and the first looks at the pending sets again after each
+    commit, so ids added meanwhile are never stranded. Pending entries are moved to processing
+    sets before the refresh and dropped only after it committed, so a drain that dies loses
+    nothing: the next one takes them again (the refreshes are idempotent).
+    Returns the number of pairs and researcher ids refreshed.
     """
     redis = keys.redis_client()
-    pending, processing = keys.key(keys.EDGES_PENDING), keys.key(keys.EDGES_PROCESSING)
+    sets = [
+        (keys.key(keys.EDGES_PENDING_PAIRS), keys.key(keys.EDGES_PROCESSING_PAIRS)),
+        (keys.key(keys.EDGES_PENDING), keys.key(keys.EDGES_PROCESSING)),
+    ]
     redis.delete(keys.key(keys.EDGES_DRAIN_QUEUED))
     refreshed = 0
-    while redis.exists(pending, processing):
+    while redis.exists(*(name for pair in sets for name in pair)):
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EDGES_LOCK_KEY])
                 if not cursor.fetchone()[0]:
                     logger.info("edges drain: another drain or a rebuild holds the lock")
                     return refreshed
-            pipe = redis.pipeline(transaction=True)
-            pipe.sunionstore(processing, [processing, pending])
-            pipe.delete(pending)
-            pipe.smembers(processing)
-            ids = sorted(int(i) for i in pipe.execute()[2])
-            result = coauthor_edges_refresh(researcher_ids=ids)
-        redis.delete(processing)
-        graph_slices_invalidate(researcher_ids=result.changed_researcher_ids)
+            pairs = [tuple(map(int, raw.split(b","))) for raw in _take(redis, *sets[0])]
+            ids = sorted(int(raw) for raw in _take(redis, *sets[1]))
+            by_pairs = coauthor_edge_pairs_refresh(pairs=pairs)
+            by_ids = coauthor_edges_refresh(researcher_ids=ids)
+            changed = by_pairs.changed_researcher_ids | by_ids.changed_researcher_ids
+        redis.delete(sets[0][1], sets[1][1])
+        graph_slices_invalidate(researcher_ids=changed)
         # Profile pages show the close-collaborators count, which may have changed.
-        researcher_pages_invalidate(researcher_ids=result.changed_researcher_ids)
-        refreshed += len(ids)
+        researcher_pages_invalidate(researcher_ids=changed)
+        refreshed += len(pairs) + len(ids)
         logger.info(
-            "edges drain: refreshed %d researchers, %d with changed edges",
+            "edges drain: refreshed %d pairs and %d researchers; %d researchers changed",
+            len(pairs),
             len(ids),
-            len(result.changed_researcher_ids),
+            len(changed),
         )
     return refreshed
 

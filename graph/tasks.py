@@ -30,28 +30,37 @@ def coauthor_edges_drain() -> int:
 
 
 def coauthor_edges_schedule(
-    *, researcher_ids: Collection[int], include_coauthors: bool = False
+    *,
+    researcher_ids: Collection[int],
+    work_openalex_ids: Collection[str] = (),
+    pairs_before: Collection[tuple[int, int]] = (),
+    include_coauthors: bool = False,
 ) -> None:
-    """Queue an edge refresh for researchers whose works the current transaction changed.
+    """Queue the edge refresh for a change the current transaction made; nothing happens
+    unless it commits. Many batches share one queued drain (coalesced through Redis sets). A
+    failure to reach Redis is logged with the ids and does not fail the committed batch.
 
-    Called inside an import batch's transaction; nothing happens unless it commits. Many
-    batches share one queued drain (coalesced through a Redis set). A failure to reach Redis
-    is logged with the ids and does not fail the committed batch.
-
-    An import touches every author of every work it changes, which is all an edge refresh
-    needs. A change that moves authorships between records (a merge, a split) must pass
-    include_coauthors=True, so the coauthors of those records are refreshed with them: call
-    it after the authorships moved, in the same transaction.
+    An import batch passes the researchers it touched, the works it wrote and
+    `pairs_before` (graph.services.coauthor_pairs_of_works of those works, taken before the
+    write): the pairs on the old and the new bylines are all the edges it can change.
+    A change that moves authorships between records (a merge, a split) passes
+    include_coauthors=True instead, after the authorships moved: every edge among those
+    records and their coauthors is refreshed.
     """
     ids = sorted(set(researcher_ids))
+    pairs: set[tuple[int, int]] = set(pairs_before)
+    if work_openalex_ids:
+        pairs |= services.coauthor_pairs_of_works(work_openalex_ids=work_openalex_ids)
     if include_coauthors:
         ids = services.researcher_ids_with_coauthors(researcher_ids=ids)
-    if not ids:
+    if not ids and not pairs:
         return
 
     def enqueue() -> None:
         try:
-            if services.coauthor_edges_mark_pending(researcher_ids=ids):
+            if services.coauthor_edges_mark_pending(
+                researcher_ids=ids, pairs=pairs, refresh_researchers=include_coauthors
+            ):
                 coauthor_edges_drain.apply_async(queue=settings.GRAPH_QUEUE)
         except Exception:
             # The batch is committed; `manage.py rebuild_graph` or a later batch touching the

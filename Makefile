@@ -50,6 +50,7 @@ test: services install lint
 
 bench: migrate
 	$(PY) -m tests.bench.import_bench --works $(BENCH_WORKS)
+	$(PY) -m tests.bench.search_bench
 	$(PY) -m tests.bench.graph_bench
 
 clean:

@@ -15,6 +15,11 @@ pick a sequential scan that runs unaccent on every row (seconds, where the index
 milliseconds). researchers_normalize_names() also returns '' at once for the usual empty
 array, since it runs for every row a trigram scan rechecks.
 
+The search GIN indexes of this app do without a pending list (fastupdate = off): with one,
+rows written by an import wait in an unsorted list that every search scans from end to end
+until vacuum merges it (up to 4 MB; it made name searches several times slower in the search
+benchmark right after an import). Imports pay a little more per row instead.
+
 Built CONCURRENTLY, so the migration is not atomic.
 """
 
@@ -67,13 +72,21 @@ class Migration(migrations.Migration):
         migrations.RunSQL(NORMALIZE_NAMES, NORMALIZE_NAMES_0007),
         migrations.RunSQL(
             "CREATE INDEX CONCURRENTLY IF NOT EXISTS researcher_name_words "
-            "ON researchers_researcher USING gin (string_to_array(name_normalized::text, ' '))",
+            "ON researchers_researcher USING gin (string_to_array(name_normalized::text, ' ')) "
+            "WITH (fastupdate = off)",
             "DROP INDEX CONCURRENTLY IF EXISTS researcher_name_words",
         ),
         migrations.RunSQL(
             "CREATE INDEX CONCURRENTLY IF NOT EXISTS researcher_alternate_name_words "
             "ON researchers_researcher "
-            "USING gin (string_to_array(researchers_normalize_names(alternate_names), ' '))",
+            "USING gin (string_to_array(researchers_normalize_names(alternate_names), ' ')) "
+            "WITH (fastupdate = off)",
             "DROP INDEX CONCURRENTLY IF EXISTS researcher_alternate_name_words",
+        ),
+        migrations.RunSQL(
+            "ALTER INDEX researcher_alternate_names_trgm SET (fastupdate = off); "
+            "ALTER INDEX institution_name_trgm SET (fastupdate = off);",
+            "ALTER INDEX researcher_alternate_names_trgm RESET (fastupdate); "
+            "ALTER INDEX institution_name_trgm RESET (fastupdate);",
         ),
     ]

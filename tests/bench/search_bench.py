@@ -1,0 +1,480 @@
+"""The search benchmark: `make bench` (after the import bench), or
+`python -m tests.bench.search_bench [--database bzpeer_bench]`.
+
+It times the search selectors of researchers/search.py, called directly through Django, on the
+synthetic corpus the import benchmark leaves in its database:
+
+- name search with typos: researcher_search() (the search page's researchers tab) for names
+  drawn from the corpus and misspelt (one or two edits, words swapped, capitals), and
+  researcher_suggestions() for names typed part way (the header box);
+- ranked work full-text search: work_search() (ranked page, headlines, works and authors) for
+  common words, combinations of them, phrases, exclusions and words that match nothing;
+- the works tab as the page runs it (tab counts, ranked page, facets), for reference.
+
+It prints p50/p99 per kind with the machine and corpus, how often the misspelt name still
+came first, and writes bench-data/search-report.json. Figures, not a test: nothing here
+fails on a duration. Targets from issue 3: names p99 < 50 ms, works p99 < 150 ms.
+
+It only reads (apart from `migrate` and `VACUUM ANALYZE`), so it never changes the corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DATA_DIR = REPO_ROOT / "bench-data"
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
+NAME_TARGET_P99_MS = 50
+WORK_TARGET_P99_MS = 150
+
+# The vocabulary of tests/support/synthetic.py: every one of these is a common word there.
+COMMON_WORDS = (
+    "graph learning optical network memory sparse attention training distributed inference "
+    "latency energy protein quantum compiler cache"
+).split()
+NO_MATCH_QUERIES = ("zebra", "mitochondria", "grpah lerning", "byzantine consensus")
+
+
+def say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def django_setup(database: str) -> None:
+    if "bench" not in database:
+        raise SystemExit(f"refusing to use database {database!r}: use a name with 'bench'")
+    parts = urlsplit(os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL))
+    os.environ["DATABASE_URL"] = parts._replace(path=f"/{database}").geturl()
+    os.environ["DEBUG"] = "false"  # no query log growing through thousands of calls
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
+    sys.path.insert(0, str(REPO_ROOT))
+    import django
+
+    django.setup()
+
+
+# --- queries ----------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def misspell_once(word: str, rng: random.Random) -> str:
+    """One edit: a letter dropped, doubled, replaced, or two neighbours swapped. Never the first
+    letter, as people rarely get that one wrong."""
+    if len(word) < 3:
+        return word
+    position = rng.randrange(1, len(word) - 1)
+    edit = rng.choice(("drop", "double", "replace", "swap"))
+    if edit == "drop":
+        return word[:position] + word[position + 1 :]
+    if edit == "double":
+        return word[:position] + word[position] + word[position:]
+    if edit == "replace":
+        return word[:position] + rng.choice(_LETTERS) + word[position + 1 :]
+    return word[:position] + word[position + 1] + word[position] + word[position + 2 :]
+
+
+@dataclass(frozen=True)
+class NameQuery:
+    kind: str
+    text: str
+    researcher_id: int
+    name_normalized: str
+
+
+def name_queries(count: int, rng: random.Random) -> list[NameQuery]:
+    from researchers.models import Researcher
+
+    ids = list(
+        Researcher.objects.filter(merged_into__isnull=True)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    chosen = Researcher.objects.in_bulk(rng.sample(ids, min(count, len(ids))))
+    queries = []
+    kinds = (
+        "one typo",
+        "a typo in each word",
+        "words swapped, one typo",
+        "capitals, no typo",
+        "two typos in one word",
+    )
+    for researcher in chosen.values():
+        words = researcher.display_name.split()
+        kind = rng.choice(kinds)
+        if kind == "one typo":
+            index = rng.randrange(len(words))
+            words[index] = misspell_once(words[index], rng)
+        elif kind == "a typo in each word":
+            words = [misspell_once(word, rng) for word in words]
+        elif kind == "words swapped, one typo":
+            words = list(reversed(words))
+            words[0] = misspell_once(words[0], rng)
+        elif kind == "two typos in one word":
+            index = max(range(len(words)), key=lambda i: len(words[i]))
+            words[index] = misspell_once(misspell_once(words[index], rng), rng)
+        else:
+            words = [word.upper() for word in words]
+        queries.append(NameQuery(kind, " ".join(words), researcher.id, researcher.name_normalized))
+    return queries
+
+
+def suggestion_queries(count: int, rng: random.Random) -> list[str]:
+    """Names typed part way, as the header box sends them (two letters and up)."""
+    from researchers.models import Researcher
+
+    names = list(Researcher.objects.order_by("?").values_list("display_name", flat=True)[:count])
+    return [name[: rng.randint(2, len(name))] for name in names]
+
+
+def work_queries(rng: random.Random, repeat: int) -> list[tuple[str, str]]:
+    queries: list[tuple[str, str]] = []
+    for _ in range(repeat):
+        queries += [("one common word", word) for word in COMMON_WORDS]
+        queries += [("two words", " ".join(rng.sample(COMMON_WORDS, 2))) for _ in range(8)]
+        queries += [("four words", " ".join(rng.sample(COMMON_WORDS, 4))) for _ in range(4)]
+        queries += [("phrase", f'"{" ".join(rng.sample(COMMON_WORDS, 2))}"') for _ in range(4)]
+        queries += [("exclusion", "{} -{}".format(*rng.sample(COMMON_WORDS, 2))) for _ in range(4)]
+        queries += [("no match", query) for query in NO_MATCH_QUERIES]
+    rng.shuffle(queries)
+    return queries
+
+
+# --- timing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Timing:
+    label: str
+    queries: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    raw_p99_ms: float
+    target_p99_ms: float | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.target_p99_ms is None:
+            return ""
+        word = "meets" if self.p99_ms < self.target_p99_ms else "MISSES"
+        return f"{word} p99 < {self.target_p99_ms:.0f} ms"
+
+
+def percentile(sorted_values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile: the smallest value with `fraction` of the values at or below."""
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def timing(
+    label: str, samples_per_query: Sequence[Sequence[float]], target: float | None = None
+) -> Timing:
+    """p50/p99/max over the queries, each counted once at its median run (the machine is shared
+    and a run can stall on someone else's work); raw_p99 is over every single run."""
+    per_query = sorted(statistics.median(samples) * 1000 for samples in samples_per_query)
+    every_run = sorted(sample * 1000 for samples in samples_per_query for sample in samples)
+    return Timing(
+        label=label,
+        queries=len(per_query),
+        p50_ms=round(statistics.median(per_query), 1),
+        p99_ms=round(percentile(per_query, 0.99), 1),
+        max_ms=round(per_query[-1], 1),
+        raw_p99_ms=round(percentile(every_run, 0.99), 1),
+        target_p99_ms=target,
+    )
+
+
+def timed(function: Callable[[], object]) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = function()
+    return time.perf_counter() - started, result
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    measured_at: str
+    machine: dict[str, object]
+    corpus: dict[str, int]
+    settings: dict[str, int]
+    load: str
+    timings: list[Timing]
+    name_quality: dict[str, dict[str, float]]
+    work_matches: dict[str, int]
+    notes: list[str] = field(default_factory=list)
+
+
+def machine_describe() -> dict[str, object]:
+    from django.db import connection
+
+    cpu = platform.processor() or "unknown"
+    memory_kb = 0
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory_kb = int(line.split()[1])
+    except OSError:
+        pass
+    with connection.cursor() as cursor:
+        settings = {}
+        for name in ("server_version", "shared_buffers", "work_mem", "effective_cache_size"):
+            cursor.execute(f"SHOW {name}")
+            settings[name] = cursor.fetchone()[0]
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(memory_kb / 2**20, 1),
+        "python": platform.python_version(),
+        "postgresql": settings,
+    }
+
+
+def corpus_describe() -> dict[str, int]:
+    from publications.models import Authorship, Topic, Work
+    from researchers.models import Institution, Researcher
+
+    return {
+        "researchers": Researcher.objects.count(),
+        "researchers_with_alternate_names": Researcher.objects.exclude(alternate_names=[]).count(),
+        "works": Work.objects.count(),
+        "authorships": Authorship.objects.count(),
+        "institutions": Institution.objects.count(),
+        "topics": Topic.objects.count(),
+    }
+
+
+def report_print(report: Report) -> None:
+    machine = report.machine
+    say()
+    say(f"bzpeer search benchmark, {report.measured_at}")
+    say(f"machine   {machine['cpu']}, {machine['cores']} cores, {machine['memory_gb']} GB RAM")
+    say(
+        "          PostgreSQL "
+        + ", ".join(f"{k}={v}" for k, v in machine["postgresql"].items())  # type: ignore[union-attr]
+        + f"; Python {machine['python']}"
+    )
+    say("corpus    " + ", ".join(f"{v:,} {k}" for k, v in report.corpus.items()))
+    say("settings  " + ", ".join(f"{k}={v}" for k, v in report.settings.items()))
+    say()
+    say(f"load      {report.load}")
+    say()
+    say(f"{'':46} {'queries':>7} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'raw p99':>8}")
+    for item in report.timings:
+        say(
+            f"{item.label:46} {item.queries:>7} {item.p50_ms:>7.1f} {item.p99_ms:>7.1f} "
+            f"{item.max_ms:>7.1f} {item.raw_p99_ms:>8.1f}  {item.verdict}"
+        )
+    say("(p50/p99/max over each query's median run; raw p99 over every run)")
+    say()
+    say("misspelt names: how often the page's first result is the name searched for")
+    for kind, figures in report.name_quality.items():
+        say(
+            f"  {kind:22} {figures['queries']:>4.0f} queries: same name first "
+            f"{figures['same_name_first']:.0%}, that very record on the first page "
+            f"{figures['record_on_first_page']:.0%}"
+        )
+    say()
+    say(
+        "works matched (the candidate cap stops counting): "
+        + ", ".join(f"{query!r} {count:,}" for query, count in report.work_matches.items())
+    )
+    for note in report.notes:
+        say(f"note: {note}")
+
+
+# --- main -------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], prog="python -m tests.bench.search_bench"
+    )
+    parser.add_argument("--database", default="bzpeer_bench", help="default bzpeer_bench")
+    parser.add_argument("--names", type=int, default=600, help="misspelt names to search")
+    parser.add_argument("--suggestions", type=int, default=600, help="partial names to suggest")
+    parser.add_argument(
+        "--work-rounds", type=int, default=10, help="rounds of the work query set (40 queries)"
+    )
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="runs of each query (default 3); p50/p99 are taken over each query's median run",
+    )
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip timing an uncapped ts_rank over every match of a common word",
+    )
+    options = parser.parse_args(argv)
+
+    django_setup(options.database)
+    from django.core.management import call_command
+    from django.db import connection
+
+    from researchers import search
+    from researchers.names import normalize_name
+
+    say(f"migrating {options.database} (the search indexes) ...")
+    call_command("migrate", verbosity=0, interactive=False)
+    corpus = corpus_describe()
+    if not corpus["works"] or not corpus["researchers"]:
+        raise SystemExit(
+            f"{options.database} holds no corpus: run `python -m tests.bench.import_bench` first"
+        )
+    say("VACUUM ANALYZE (as autovacuum would after the import) ...")
+    with connection.cursor() as cursor:
+        # Fresh statistics, and GIN pending lists merged: right after a bulk import, indexes
+        # built with fastupdate hold the new rows in an unsorted list every search scans.
+        cursor.execute(
+            "VACUUM ANALYZE researchers_researcher, researchers_institution, publications_work, "
+            "publications_topic, publications_worktopic, publications_authorship"
+        )
+    rng = random.Random(options.seed)
+    names = name_queries(options.names, rng)
+    partial_names = suggestion_queries(options.suggestions, rng)
+    works = work_queries(rng, options.work_rounds)
+
+    say("warming up ...")
+    for query in names[:30]:
+        search.researcher_search(query=query.text)
+    for _kind, text in works[:30]:
+        search.work_search(query=text)
+
+    runs = options.runs
+    load_before = os.getloadavg()
+
+    say(f"name search: {len(names)} misspelt names, {runs} runs each ...")
+    name_samples: dict[str, list[list[float]]] = {}
+    quality: dict[str, dict[str, float]] = {}
+    for query in names:
+        samples = []
+        for _ in range(runs):
+            duration, page = timed(lambda q=query: search.researcher_search(query=q.text))
+            samples.append(duration)
+        name_samples.setdefault(query.kind, []).append(samples)
+        figures = quality.setdefault(
+            query.kind, {"queries": 0, "same_name_first": 0, "record_on_first_page": 0}
+        )
+        figures["queries"] += 1
+        items = page.items  # type: ignore[attr-defined]
+        figures["same_name_first"] += bool(items) and (
+            normalize_name(items[0].display_name) == query.name_normalized
+        )
+        figures["record_on_first_page"] += any(r.id == query.researcher_id for r in items)
+    for figures in quality.values():
+        figures["same_name_first"] /= figures["queries"]
+        figures["record_on_first_page"] /= figures["queries"]
+
+    say(f"suggestions: {len(partial_names)} names typed part way ...")
+    suggestion_samples = [
+        [timed(lambda q=text: search.researcher_suggestions(q))[0] for _ in range(runs)]
+        for text in partial_names
+    ]
+
+    say(f"work search: {len(works)} queries, {runs} runs each ...")
+    work_samples: dict[str, list[list[float]]] = {}
+    for kind, text in works:
+        work_samples.setdefault(kind, []).append(
+            [timed(lambda q=text: search.work_search(query=q))[0] for _ in range(runs)]
+        )
+
+    say("the works tab as the page runs it ...")
+
+    def works_tab(text: str) -> None:
+        filters = search.WorkFilters()
+        search.search_counts(text)
+        search.work_search(query=text, filters=filters)
+        search.work_topic_facets(query=text, filters=filters)
+        search.work_type_facets(query=text, filters=filters)
+
+    tab_samples = [[timed(lambda q=text: works_tab(q))[0]] for _kind, text in works[:200]]
+    load_after = os.getloadavg()
+
+    all_names = [samples for group in name_samples.values() for samples in group]
+    all_works = [samples for group in work_samples.values() for samples in group]
+    timings = [
+        timing("names, misspelt: researcher_search", all_names, NAME_TARGET_P99_MS),
+        *(timing(f"  names, {kind}", group) for kind, group in name_samples.items()),
+        timing("names typed part way: researcher_suggestions", suggestion_samples),
+        timing("works, all queries: work_search", all_works, WORK_TARGET_P99_MS),
+        *(timing(f"  works, {kind}", group) for kind, group in sorted(work_samples.items())),
+        timing("works tab: counts + page + facets (1 run)", tab_samples),
+    ]
+
+    notes = []
+    if not options.no_baseline:
+        say("baseline: ts_rank over every match of one common word, uncapped ...")
+        baseline = []
+        with connection.cursor() as cursor:
+            for word in COMMON_WORDS[:5]:
+                duration, _ = timed(
+                    lambda w=word: (
+                        cursor.execute(
+                            "SELECT id FROM publications_work "
+                            "WHERE search_vector @@ websearch_to_tsquery('english', %s) "
+                            "ORDER BY ts_rank(search_vector, websearch_to_tsquery('english', %s))"
+                            " DESC LIMIT 20",
+                            [w, w],
+                        ),
+                        cursor.fetchall(),
+                    )
+                )
+                baseline.append([duration])
+        timings.append(timing("baseline: uncapped ts_rank, one common word", baseline))
+        notes.append("the baseline is what WORK_CANDIDATE_LIMIT avoids; it is not a target")
+
+    work_matches = {}
+    for text in ("graph", "graph learning", '"sparse attention"', "zebra"):
+        work_matches[text] = search.work_search(query=text).total
+    report = Report(
+        measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        machine=machine_describe(),
+        corpus=corpus,
+        settings={
+            "work_candidate_limit": search.WORK_CANDIDATE_LIMIT,
+            "page_size": search.SEARCH_PAGE_SIZE,
+            "suggestion_limit": search.SUGGESTION_LIMIT,
+            "runs_per_query": runs,
+        },
+        load=(
+            f"1-minute load average {load_before[0]:.1f} before, {load_after[0]:.1f} after, "
+            f"on {os.cpu_count()} cores (other work shares this machine)"
+        ),
+        timings=timings,
+        name_quality=quality,
+        work_matches=work_matches,
+        notes=notes,
+    )
+    report_print(report)
+    DATA_DIR.mkdir(exist_ok=True)
+    path = DATA_DIR / "search-report.json"
+    path.write_text(json.dumps(asdict(report), indent=2) + "\n")
+    say(f"\nwritten to {path.relative_to(REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

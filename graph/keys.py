@@ -10,13 +10,11 @@ from django.core.cache import cache
 from django.db import connection
 from django_redis import get_redis_connection
 
-# Researcher ids whose edges wait for a refresh; the drain moves them to PROCESSING first, so
-# ids a crashed drain had taken are picked up by the next one.
+# Researcher ids whose edges wait for a full refresh among themselves (a merge moved
+# authorships); the drain moves them to PROCESSING first, so ids a crashed drain had taken are
+# picked up by the next one. Import batches queue their bylines in the database instead.
 EDGES_PENDING = "graph:edges:pending"
 EDGES_PROCESSING = "graph:edges:processing"
-# Pairs "a,b" whose edge an import batch may have changed (the usual, cheaper route).
-EDGES_PENDING_PAIRS = "graph:edges:pending-pairs"
-EDGES_PROCESSING_PAIRS = "graph:edges:processing-pairs"
 # Set while a drain task is queued, so a burst of import batches sends one message, not many.
 EDGES_DRAIN_QUEUED = "graph:edges:drain-queued"
 # Graph slices: cached under the researcher's version; a change sets a new version, and the

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 # Works with more authors than this count as works but add no coauthor edges: a consortium
@@ -16,9 +19,9 @@ MAX_AUTHORS_FOR_EDGES = 100
 # exactly that value on the right side.
 CLOSE_MIN_JOINT_WORKS = 2
 CLOSE_MAX_TEAM_SIZE = 10
-CLOSE_MIN_WEIGHT = 1 / (CLOSE_MAX_TEAM_SIZE - 1) - 1e-9
+CLOSE_MIN_WEIGHT = Decimal(1) / (CLOSE_MAX_TEAM_SIZE - 1) - Decimal("1e-9")
 # The same condition in SQL, on a row of graph_coauthoredge aliased "e".
-CLOSE_SQL = f"(e.joint_works_count >= {CLOSE_MIN_JOINT_WORKS} OR e.weight >= {CLOSE_MIN_WEIGHT!r})"
+CLOSE_SQL = f"(e.joint_works_count >= {CLOSE_MIN_JOINT_WORKS} OR e.weight >= {CLOSE_MIN_WEIGHT})"
 
 
 class CoauthorEdge(models.Model):
@@ -49,7 +52,9 @@ class CoauthorEdge(models.Model):
         related_name="+",
     )
     joint_works_count = models.PositiveIntegerField()
-    weight = models.FloatField()
+    # Exact: each work adds round(1 / (authors - 1), 12), and sums of these decimals do not
+    # depend on their order, so the incremental refresh and the rebuild agree to the last digit.
+    weight = models.DecimalField(max_digits=24, decimal_places=12)
     first_year = models.PositiveSmallIntegerField(null=True, blank=True)
     last_year = models.PositiveSmallIntegerField(null=True, blank=True)
 
@@ -70,3 +75,26 @@ class CoauthorEdge(models.Model):
     @property
     def is_close(self) -> bool:
         return self.joint_works_count >= CLOSE_MIN_JOINT_WORKS or self.weight >= CLOSE_MIN_WEIGHT
+
+
+class PendingByline(models.Model):
+    """A byline an import batch wrote (sign +1) or replaced (sign -1), written in the batch's
+    own transaction and consumed, exactly once, by the edge drain (graph.services), which adds
+    or subtracts its pairs' contributions. Only bylines that can make edges are kept (two
+    identified researchers or more, 2 to MAX_AUTHORS_FOR_EDGES authors)."""
+
+    work_id = models.BigIntegerField()
+    sign = models.SmallIntegerField()
+    researcher_ids = ArrayField(models.BigIntegerField())
+    authors_count = models.PositiveIntegerField()
+    publication_year = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(sign__in=[-1, 1]), name="pending_byline_sign"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{'+' if self.sign > 0 else '-'}{self.work_id} {self.researcher_ids}"

@@ -166,7 +166,7 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
                 pk,
                 name,
                 reverse("researcher-profile", args=[slug]),
-                round(weight, 4),
+                round(float(weight), 4),
                 slug=slug,
                 works=works_count,
             )
@@ -176,7 +176,7 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
                 "coauthor",
                 center,
                 f"r:{pk}",
-                round(weight, 4),
+                round(float(weight), 4),
                 joint_works=joint,
                 first_year=first,
                 last_year=last,
@@ -188,7 +188,7 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
                 "coauthor",
                 f"r:{a}",
                 f"r:{b}",
-                round(weight, 4),
+                round(float(weight), 4),
                 joint_works=joint,
                 first_year=first,
                 last_year=last,
@@ -452,7 +452,7 @@ def collaboration_path(source: Researcher, target: Researcher) -> dict[str, Any]
                     "source": f"r:{a}",
                     "target": f"r:{b}",
                     "joint_works": edge.joint_works_count if edge else len(works),
-                    "weight": round(edge.weight, 4) if edge else None,
+                    "weight": round(float(edge.weight), 4) if edge else None,
                     "works": works,
                 }
             )

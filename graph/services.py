@@ -98,9 +98,9 @@ def researcher_metrics_refresh(*, researcher_ids: Collection[int]) -> int:
 # Both routes below compute the same thing from publications_authorship and publications_work:
 # for each pair of distinct researchers on a work with 2..MAX_AUTHORS_FOR_EDGES authors, the
 # number of joint works, the sum of 1 / (authors - 1) and the first and last publication year.
-# A researcher listed twice on one work counts once. The weight is summed as numeric, which is
-# exact, and only then turned into a float, so the result does not depend on the order rows
-# arrive in: the incremental route and the rebuild give bit-identical tables.
+# A researcher listed twice on one work counts once. Each work adds round(1 / (n - 1), 12) as
+# numeric, and sums of those are exact, so the result does not depend on the order rows arrive
+# in or on how they are grouped: the incremental routes and the rebuild give identical tables.
 
 # Taken by the incremental refresh (per transaction) and by the rebuild (for its whole run),
 # so the rebuild never swaps tables under a refresh, and refreshes wait for it.
@@ -128,7 +128,7 @@ author_works AS MATERIALIZED (
 ),
 fresh AS MATERIALIZED (
     SELECT x.researcher_id AS a, y.researcher_id AS b, count(*) AS joint_works_count,
-           sum(1::numeric / (x.authors_count - 1))::float8 AS weight,
+           sum(round(1::numeric / (x.authors_count - 1), 12)) AS weight,
            min(x.publication_year) AS first_year, max(x.publication_year) AS last_year
     FROM author_works x
     JOIN author_works y ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
@@ -247,7 +247,7 @@ joint AS MATERIALIZED (
 ),
 fresh AS MATERIALIZED (
     SELECT a, b, count(*) AS joint_works_count,
-           sum(1::numeric / (authors_count - 1))::float8 AS weight,
+           sum(round(1::numeric / (authors_count - 1), 12)) AS weight,
            min(publication_year) AS first_year, max(publication_year) AS last_year
     FROM joint GROUP BY a, b
 ),
@@ -278,7 +278,7 @@ written AS (
 close_change AS (
     SELECT coalesce(f.a, e.researcher_a_id) AS a, coalesce(f.b, e.researcher_b_id) AS b,
            (f.a IS NOT NULL AND (f.joint_works_count >= {CLOSE_MIN_JOINT_WORKS}
-                                 OR f.weight >= {CLOSE_MIN_WEIGHT!r}))::int
+                                 OR f.weight >= {CLOSE_MIN_WEIGHT}))::int
          - (e.researcher_a_id IS NOT NULL AND {CLOSE_SQL})::int AS delta
     FROM fresh f FULL JOIN old e ON e.researcher_a_id = f.a AND e.researcher_b_id = f.b
 ),
@@ -327,26 +327,6 @@ def coauthor_edge_pairs_refresh(*, pairs: Collection[tuple[int, int]]) -> EdgesR
             ids, deltas = zip(*moved, strict=True)
             cursor.execute(_CLOSE_COUNT_ADD_SQL, {"ids": list(ids), "deltas": list(deltas)})
     return EdgesRefreshResult(len(pairs), frozenset(row[0] for row in rows))
-
-
-_BYLINE_PAIRS_SQL = f"""
-SELECT DISTINCT x.researcher_id, y.researcher_id
-FROM publications_work w
-JOIN publications_authorship x ON x.work_id = w.id
-JOIN publications_authorship y ON y.work_id = w.id AND y.researcher_id > x.researcher_id
-WHERE w.openalex_id = ANY(%(ids)s) AND w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
-"""
-
-
-def coauthor_pairs_of_works(*, work_openalex_ids: Collection[str]) -> set[tuple[int, int]]:
-    """The pairs of researchers on the current bylines of these works (those that make edges).
-    Called before and after an import batch writes its works: together, every edge the batch
-    can change."""
-    if not work_openalex_ids:
-        return set()
-    with connection.cursor() as cursor:
-        cursor.execute(_BYLINE_PAIRS_SQL, {"ids": list(work_openalex_ids)})
-        return {(a, b) for a, b in cursor.fetchall()}
 
 
 def researcher_ids_with_coauthors(*, researcher_ids: Collection[int]) -> list[int]:
@@ -398,80 +378,220 @@ def graph_slices_invalidate_all() -> None:
 
 
 def coauthor_edges_mark_pending(
-    *,
-    researcher_ids: Collection[int],
-    pairs: Collection[tuple[int, int]] = (),
-    refresh_researchers: bool = False,
+    *, researcher_ids: Collection[int], refresh_researchers: bool = False
 ) -> bool:
-    """Record, after their batch committed, the researchers whose works changed and the pairs
-    whose edges may have: their slices are invalidated now and the edges wait for the drain,
-    pair by pair, or, with refresh_researchers (a merge), every edge among the researchers.
+    """After a change committed: invalidate these researchers' slices (their works changed)
+    and, with refresh_researchers (a merge), queue a refresh of every edge among them.
     Returns True when the caller should queue a drain (none was queued yet)."""
     ids = sorted({int(i) for i in researcher_ids})
     redis = keys.redis_client()
-    pair_keys = sorted({f"{min(a, b)},{max(a, b)}" for a, b in pairs})
-    for start in range(0, len(pair_keys), 10_000):
-        redis.sadd(keys.key(keys.EDGES_PENDING_PAIRS), *pair_keys[start : start + 10_000])
     if refresh_researchers:
         for start in range(0, len(ids), 10_000):
             redis.sadd(keys.key(keys.EDGES_PENDING), *ids[start : start + 10_000])
     graph_slices_invalidate(researcher_ids=ids)
-    if not pair_keys and not (refresh_researchers and ids):
+    if not (refresh_researchers and ids):
         return False
-    return bool(redis.set(keys.key(keys.EDGES_DRAIN_QUEUED), "1", nx=True, ex=DRAIN_QUEUED_SECONDS))
+    return coauthor_edges_drain_wanted()
 
 
-def _take(redis, pending: str, processing: str) -> list[bytes]:  # noqa: ANN001
-    """Move everything pending into the processing set (keeping what a dead drain left there)
-    and return the processing set."""
-    pipe = redis.pipeline(transaction=True)
-    pipe.sunionstore(processing, [processing, pending])
-    pipe.delete(pending)
-    pipe.smembers(processing)
-    return list(pipe.execute()[2])
+def coauthor_edges_drain_wanted() -> bool:
+    """True when no drain is queued yet: the caller queues one (a Redis flag, so a burst of
+    batches sends one message; it expires, so a lost message does not block the next)."""
+    return bool(
+        keys.redis_client().set(
+            keys.key(keys.EDGES_DRAIN_QUEUED), "1", nx=True, ex=DRAIN_QUEUED_SECONDS
+        )
+    )
+
+
+# --- Bylines written by import batches --------------------------------------------------------
+
+_BYLINES_OF_WORKS = """
+SELECT w.id AS work_id,
+       coalesce(array_agg(DISTINCT au.researcher_id ORDER BY au.researcher_id)
+                FILTER (WHERE au.researcher_id IS NOT NULL), '{}') AS researcher_ids,
+       w.authors_count, w.publication_year
+FROM publications_work w LEFT JOIN publications_authorship au ON au.work_id = w.id
+WHERE w.openalex_id = ANY(%(ids)s)
+GROUP BY w.id
+"""
+
+
+def coauthor_bylines_before(*, work_openalex_ids: Collection[str]) -> None:
+    """Keep the current bylines of these works (those about to be written) in a temporary
+    table of the caller's transaction, for coauthor_bylines_record. Call it before writing."""
+    if not work_openalex_ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS pg_temp.graph_bylines_before")
+        cursor.execute(
+            f"CREATE TEMP TABLE graph_bylines_before ON COMMIT DROP AS {_BYLINES_OF_WORKS}",
+            {"ids": list(work_openalex_ids)},
+        )
+
+
+_RECORD_BYLINES_SQL = f"""
+WITH after AS ({_BYLINES_OF_WORKS}),
+changed AS (
+    SELECT b.work_id, -1 AS sign, b.researcher_ids, b.authors_count, b.publication_year
+    FROM graph_bylines_before b LEFT JOIN after a ON a.work_id = b.work_id
+    WHERE (a.researcher_ids, a.authors_count, a.publication_year)
+          IS DISTINCT FROM (b.researcher_ids, b.authors_count, b.publication_year)
+    UNION ALL
+    SELECT a.work_id, 1, a.researcher_ids, a.authors_count, a.publication_year
+    FROM after a LEFT JOIN graph_bylines_before b ON b.work_id = a.work_id
+    WHERE (a.researcher_ids, a.authors_count, a.publication_year)
+          IS DISTINCT FROM (b.researcher_ids, b.authors_count, b.publication_year)
+)
+INSERT INTO graph_pendingbyline (work_id, sign, researcher_ids, authors_count, publication_year)
+SELECT work_id, sign, researcher_ids, authors_count, publication_year FROM changed
+WHERE cardinality(researcher_ids) >= 2 AND authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
+"""
+
+
+def coauthor_bylines_record(*, work_openalex_ids: Collection[str]) -> int:
+    """After writing: record, in the caller's transaction, each byline of these works that
+    changed since coauthor_bylines_before, as a -1 row (the old one) and a +1 row (the new
+    one), for the drain. Returns the rows recorded (0 when nothing that makes edges changed)."""
+    if not work_openalex_ids:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(_RECORD_BYLINES_SQL, {"ids": list(work_openalex_ids)})
+        return cursor.rowcount
+
+
+# Contributions of the pending bylines, pair by pair, added to the edges. A pair whose joint
+# work was taken away (a -1 row) cannot have its first and last year moved back by arithmetic:
+# those pairs are returned for an exact recompute (coauthor_edge_pairs_refresh).
+_APPLY_BYLINES_SQL = f"""
+WITH taken AS (
+    DELETE FROM graph_pendingbyline
+    WHERE id IN (SELECT id FROM graph_pendingbyline ORDER BY id LIMIT %(limit)s)
+    RETURNING sign, researcher_ids, authors_count, publication_year
+),
+contributions AS (
+    SELECT x.id AS a, y.id AS b, t.sign, t.authors_count, t.publication_year
+    FROM taken t
+    CROSS JOIN LATERAL unnest(t.researcher_ids) AS x(id)
+    CROSS JOIN LATERAL unnest(t.researcher_ids) AS y(id)
+    WHERE x.id < y.id
+),
+delta AS MATERIALIZED (
+    SELECT a, b, sum(sign) AS joint_works_count,
+           sum(sign * round(1::numeric / (authors_count - 1), 12)) AS weight,
+           min(publication_year) FILTER (WHERE sign > 0) AS first_year,
+           max(publication_year) FILTER (WHERE sign > 0) AS last_year,
+           bool_or(sign < 0) AS lost_a_work
+    FROM contributions GROUP BY a, b
+),
+old AS MATERIALIZED (
+    SELECT e.* FROM graph_coauthoredge e
+    JOIN delta d ON e.researcher_a_id = d.a AND e.researcher_b_id = d.b
+    WHERE NOT d.lost_a_work
+),
+written AS (
+    INSERT INTO graph_coauthoredge AS e
+        (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
+    SELECT a, b, joint_works_count, weight, first_year, last_year FROM delta
+    WHERE NOT lost_a_work
+    ORDER BY a, b
+    ON CONFLICT (researcher_a_id, researcher_b_id) DO UPDATE SET
+        joint_works_count = e.joint_works_count + EXCLUDED.joint_works_count,
+        weight = e.weight + EXCLUDED.weight,
+        first_year = least(e.first_year, EXCLUDED.first_year),
+        last_year = greatest(e.last_year, EXCLUDED.last_year)
+    RETURNING e.researcher_a_id, e.researcher_b_id, e.joint_works_count, e.weight
+),
+close_change AS (
+    SELECT w.researcher_a_id AS a, w.researcher_b_id AS b,
+           (w.joint_works_count >= {CLOSE_MIN_JOINT_WORKS} OR w.weight >= {CLOSE_MIN_WEIGHT})::int
+         - coalesce((o.joint_works_count >= {CLOSE_MIN_JOINT_WORKS}
+                     OR o.weight >= {CLOSE_MIN_WEIGHT})::int, 0) AS delta
+    FROM written w
+    LEFT JOIN old o ON o.researcher_a_id = w.researcher_a_id AND o.researcher_b_id = w.researcher_b_id
+)
+SELECT 'close', id, sum(delta)::bigint FROM (
+    SELECT a AS id, delta FROM close_change UNION ALL SELECT b, delta FROM close_change
+) ends GROUP BY id
+UNION ALL
+SELECT 'lost', a, b FROM delta WHERE lost_a_work
+UNION ALL
+SELECT 'taken', count(*), 0 FROM taken
+"""
+PENDING_BYLINES_PER_TRANSACTION = 20_000
+
+
+def coauthor_bylines_apply(*, limit: int = PENDING_BYLINES_PER_TRANSACTION) -> tuple[int, set[int]]:
+    """Apply (and delete) up to `limit` pending bylines, oldest first: exactly once, since the
+    rows go in the same transaction as the edges they change. The caller holds the
+    transaction. Returns the bylines applied and the researchers whose edges changed."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [EDGES_LOCK_KEY])
+        cursor.execute(_APPLY_BYLINES_SQL, {"limit": limit})
+        rows = cursor.fetchall()
+    applied = next(int(row[1]) for row in rows if row[0] == "taken")
+    changed = {int(row[1]) for row in rows if row[0] == "close"}
+    moved = sorted((int(row[1]), row[2]) for row in rows if row[0] == "close" and row[2])
+    lost = [(int(row[1]), int(row[2])) for row in rows if row[0] == "lost"]
+    if moved:
+        ids, deltas = zip(*moved, strict=True)
+        with connection.cursor() as cursor:
+            cursor.execute(_CLOSE_COUNT_ADD_SQL, {"ids": list(ids), "deltas": list(deltas)})
+    if lost:
+        changed |= coauthor_edge_pairs_refresh(pairs=lost).changed_researcher_ids
+    return applied, changed
+
+
+def _pending_bylines() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM graph_pendingbyline)")
+        return cursor.fetchone()[0]
 
 
 def coauthor_edges_drain() -> int:
-    """Refresh every pending pair and researcher, all together, until nothing is pending.
+    """Apply every pending byline and refresh every pending researcher until none is left.
 
     One drain runs at a time (a transaction-level advisory lock, tried, not waited for): a
-    second one returns at once, and the first looks at the pending sets again after each
-    commit, so ids added meanwhile are never stranded. Pending entries are moved to processing
-    sets before the refresh and dropped only after it committed, so a drain that dies loses
-    nothing: the next one takes them again (the refreshes are idempotent).
-    Returns the number of pairs and researcher ids refreshed.
+    second one returns at once, and the first looks again after each commit, so nothing added
+    meanwhile is stranded. Bylines are applied exactly once (they are deleted in the
+    transaction that applies them), in transactions of at most PENDING_BYLINES_PER_TRANSACTION.
+    Researcher ids (merges) are moved to a processing set first and dropped only after the
+    commit, so a drain that dies loses nothing; their refresh is idempotent.
+    Returns the number of bylines and researcher ids handled.
     """
     redis = keys.redis_client()
-    sets = [
-        (keys.key(keys.EDGES_PENDING_PAIRS), keys.key(keys.EDGES_PROCESSING_PAIRS)),
-        (keys.key(keys.EDGES_PENDING), keys.key(keys.EDGES_PROCESSING)),
-    ]
+    pending, processing = keys.key(keys.EDGES_PENDING), keys.key(keys.EDGES_PROCESSING)
     redis.delete(keys.key(keys.EDGES_DRAIN_QUEUED))
-    refreshed = 0
-    while redis.exists(*(name for pair in sets for name in pair)):
+    handled = 0
+    while _pending_bylines() or redis.exists(pending, processing):
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EDGES_LOCK_KEY])
                 if not cursor.fetchone()[0]:
                     logger.info("edges drain: another drain or a rebuild holds the lock")
-                    return refreshed
-            pairs = [tuple(map(int, raw.split(b","))) for raw in _take(redis, *sets[0])]
-            ids = sorted(int(raw) for raw in _take(redis, *sets[1]))
-            by_pairs = coauthor_edge_pairs_refresh(pairs=pairs)
-            by_ids = coauthor_edges_refresh(researcher_ids=ids)
-            changed = by_pairs.changed_researcher_ids | by_ids.changed_researcher_ids
-        redis.delete(sets[0][1], sets[1][1])
+                    return handled
+            applied, changed = coauthor_bylines_apply()
+            ids: list[int] = []
+            if not applied:
+                pipe = redis.pipeline(transaction=True)
+                pipe.sunionstore(processing, [processing, pending])
+                pipe.delete(pending)
+                pipe.smembers(processing)
+                ids = sorted(int(raw) for raw in pipe.execute()[2])
+                changed |= coauthor_edges_refresh(researcher_ids=ids).changed_researcher_ids
+        if ids:
+            redis.delete(processing)
         graph_slices_invalidate(researcher_ids=changed)
         # Profile pages show the close-collaborators count, which may have changed.
         researcher_pages_invalidate(researcher_ids=changed)
-        refreshed += len(pairs) + len(ids)
+        handled += applied + len(ids)
         logger.info(
-            "edges drain: refreshed %d pairs and %d researchers; %d researchers changed",
-            len(pairs),
+            "edges drain: %d bylines applied, %d researchers refreshed, %d changed",
+            applied,
             len(ids),
             len(changed),
         )
-    return refreshed
+    return handled
 
 
 # --- Full rebuild ---------------------------------------------------------------------------
@@ -480,7 +600,7 @@ _REBUILD_SLICE_SQL = """
 INSERT INTO graph_coauthoredge_build
     (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
 SELECT x.researcher_id, y.researcher_id, count(*),
-       sum(1::numeric / (x.authors_count - 1))::float8,
+       sum(round(1::numeric / (x.authors_count - 1), 12)),
        min(x.publication_year), max(x.publication_year)
 FROM graph_rebuild_authors x
 JOIN graph_rebuild_authors y ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
@@ -544,15 +664,20 @@ def coauthor_edges_rebuild(
     try:
         began = time.monotonic()
         sql("DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_authors")
-        sql(
-            f"""
+        # One snapshot for both: the bylines pending now are in the authorships read here, so
+        # they are dropped; those committed later stay pending and are applied afterwards.
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            cursor.execute("DELETE FROM graph_pendingbyline")
+            cursor.execute(
+                f"""
             CREATE UNLOGGED TABLE graph_rebuild_authors AS
             SELECT DISTINCT au.work_id, au.researcher_id, w.authors_count, w.publication_year
             FROM publications_authorship au JOIN publications_work w ON w.id = au.work_id
             WHERE au.researcher_id IS NOT NULL
               AND w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
             """
-        )
+            )
         sql("ANALYZE graph_rebuild_authors")
         sql(
             "CREATE TABLE graph_coauthoredge_build"

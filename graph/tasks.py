@@ -29,44 +29,45 @@ def coauthor_edges_drain() -> int:
     return services.coauthor_edges_drain()
 
 
-def coauthor_edges_schedule(
-    *,
-    researcher_ids: Collection[int],
-    work_openalex_ids: Collection[str] = (),
-    pairs_before: Collection[tuple[int, int]] = (),
-    include_coauthors: bool = False,
-) -> None:
-    """Queue the edge refresh for a change the current transaction made; nothing happens
-    unless it commits. Many batches share one queued drain (coalesced through Redis sets). A
-    failure to reach Redis is logged with the ids and does not fail the committed batch.
+def _queue_drain() -> None:
+    if services.coauthor_edges_drain_wanted():
+        coauthor_edges_drain.apply_async(queue=settings.GRAPH_QUEUE)
 
-    An import batch passes the researchers it touched, the works it wrote and
-    `pairs_before` (graph.services.coauthor_pairs_of_works of those works, taken before the
-    write): the pairs on the old and the new bylines are all the edges it can change.
+
+def coauthor_edges_record_batch(*, work_openalex_ids: Collection[str]) -> None:
+    """In an import batch's transaction, after it wrote these works: record the bylines that
+    changed (graph.services.coauthor_bylines_before must have run before the writes) and,
+    once the batch commits, queue a drain (one for many batches)."""
+    if services.coauthor_bylines_record(work_openalex_ids=work_openalex_ids):
+        transaction.on_commit(_queue_drain, robust=True)
+
+
+def coauthor_edges_schedule(
+    *, researcher_ids: Collection[int], include_coauthors: bool = False
+) -> None:
+    """Once the current transaction commits, invalidate the graph slices of researchers whose
+    works changed. Their edges follow from the bylines the import recorded.
+
     A change that moves authorships between records (a merge, a split) passes
-    include_coauthors=True instead, after the authorships moved: every edge among those
-    records and their coauthors is refreshed.
+    include_coauthors=True, after the authorships moved: every edge among those records and
+    their coauthors (now, and by the edges they had) is then refreshed by the drain.
+    A failure to reach Redis is logged with the ids and does not fail the committed change.
     """
     ids = sorted(set(researcher_ids))
-    pairs: set[tuple[int, int]] = set(pairs_before)
-    if work_openalex_ids:
-        pairs |= services.coauthor_pairs_of_works(work_openalex_ids=work_openalex_ids)
     if include_coauthors:
         ids = services.researcher_ids_with_coauthors(researcher_ids=ids)
-    if not ids and not pairs:
+    if not ids:
         return
 
     def enqueue() -> None:
         try:
             if services.coauthor_edges_mark_pending(
-                researcher_ids=ids, pairs=pairs, refresh_researchers=include_coauthors
+                researcher_ids=ids, refresh_researchers=include_coauthors
             ):
                 coauthor_edges_drain.apply_async(queue=settings.GRAPH_QUEUE)
         except Exception:
-            # The batch is committed; `manage.py rebuild_graph` or a later batch touching the
-            # same people repairs the edges. Say which ones are behind.
             logger.exception(
-                "could not queue the edge refresh of %d researchers (first ids %s)",
+                "could not queue the graph follow-up of %d researchers (first ids %s)",
                 len(ids),
                 ids[:20],
             )

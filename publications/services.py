@@ -26,8 +26,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from claims.trust import researchers_trust_refresh
-from graph.services import coauthor_pairs_of_works, researcher_metrics_refresh
-from graph.tasks import coauthor_edges_schedule
+from graph.services import coauthor_bylines_before, researcher_metrics_refresh
+from graph.tasks import coauthor_edges_record_batch, coauthor_edges_schedule
 from researchers.services import researcher_pages_invalidate
 
 from .importers import writer
@@ -183,10 +183,9 @@ def _write_parsed(
     touched: set[int] = set()
     unlinked: set[int] = set()
     issues = list(batch.issues)
-    # The coauthor pairs on the bylines this batch may replace, and below on those it wrote:
-    # their edges are refreshed once it commits (graph.tasks, a coalesced task).
+    # The bylines this batch may replace, kept so the coauthor edges can follow (below).
     work_ids = [record.openalex_id for record in batch.records.get("works", ())]
-    pairs_before = coauthor_pairs_of_works(work_openalex_ids=work_ids)
+    coauthor_bylines_before(work_openalex_ids=work_ids)
     with connection.cursor() as cursor:
         raw_cursor = cursor.cursor  # psycopg's own cursor, for COPY
         for kind in _WRITE_ORDER:
@@ -215,9 +214,8 @@ def _write_parsed(
             )
     if issues:
         ImportIssue.objects.bulk_create(issues, batch_size=1000)
-    coauthor_edges_schedule(
-        researcher_ids=(), work_openalex_ids=work_ids, pairs_before=pairs_before
-    )
+    # Bylines that changed are queued, in this transaction, for the coalesced edge drain.
+    coauthor_edges_record_batch(work_openalex_ids=work_ids)
     if researchers_pending is None:
         researchers_follow_up(researcher_ids=touched)
     else:

@@ -47,7 +47,7 @@ def _edges() -> dict[tuple[str, str], tuple[int, float, int | None, int | None]]
     return {
         (names[e.researcher_a_id], names[e.researcher_b_id]): (
             e.joint_works_count,
-            e.weight,
+            float(e.weight),
             e.first_year,
             e.last_year,
         )

@@ -5,8 +5,11 @@ Each selector runs a fixed number of queries, whatever the number of matches.
 
 Names are compared in one normal form on both sides: researchers.names.normalize_name in Python
 (the importer stores it as Researcher.name_normalized; the query goes through it here), and its
-SQL twin researchers_normalize_name() (migration 0006) for text without a stored normal form:
-alternate names, institution and topic names. Both fold accents and case and keep a-z and 0-9.
+SQL twin researchers_normalize_name() (migrations 0007 and 0008) for text without a stored
+normal form: alternate names, institution and topic names. Both fold accents and case and keep
+a-z and 0-9. Researcher names are found word by word, a typo per word forgiven, through exact
+lookups in a GIN index of their words; trigram similarity only steps in when that finds nobody
+(see _name_candidates). Ranking is by trigram similarity to the whole query.
 
 Works use the generated tsvector column. Ranking every match of a common word is what makes
 full-text search slow (about 1 s at 200k matches), so the candidates are a LIMITed GIN match and
@@ -213,10 +216,11 @@ class BestAlternateNameScore(Func):
 def _name_score(normalized_query: str, expression: Any) -> Any:
     """similarity + word similarity, from 0 to 2.
 
-    Word similarity finds the query inside a longer name ("zhong" in "kai zhong") and forgives
-    typos; plain similarity then prefers the name that has nothing else in it, so the full-name
-    match "Zhizhen Zhong" comes before "Kai Zhong" or "Zhongzhu Zhou" for "zhizen zhong".
-    Trigrams are a set, so word order does not count: "zhong zhizhen" scores 2.
+    Word similarity measures how much of the query a stretch of the name holds, forgiving typos;
+    plain similarity then prefers the name that has nothing else in it, so "zhong" lists Kai
+    Zhong before Kangyou Zhong, and "zhizhen zhong" puts Zhizhen Zhong before Zhizhen Zheng
+    however much more cited. Trigrams are a set, so word order does not count: "zhong zhizhen"
+    scores 2 against "zhizhen zhong".
     """
     return TrigramSimilarity(expression, normalized_query) + TrigramWordSimilarity(
         normalized_query, expression
@@ -296,9 +300,9 @@ def _name_candidates(normalized_query: str) -> RawSQL:
        scan reads the long posting lists of common trigrams, so it runs only when needed: the
        `NOT EXISTS` is a one-time filter that skips it otherwise.
 
-    One statement, evaluated once per query as an InitPlan; the caller matches `id = ANY(...)`
-    on the primary key. LIKE is case-sensitive, which is right because both sides are already
-    lower-case (icontains would wrap the column in UPPER() and miss the index).
+    Merged records count in neither tier (they only live on as redirects). One statement,
+    evaluated once per query as an InitPlan; the caller matches `id = ANY(...)` on the primary
+    key.
     """
     words = list(dict.fromkeys(normalized_query.split()))
     variants = [
@@ -325,12 +329,14 @@ def _name_candidates(normalized_query: str) -> RawSQL:
     sql = f"""ARRAY(
         WITH query_words AS MATERIALIZED (SELECT {query_words}),
         found_by_words AS MATERIALIZED (
-            SELECT id FROM researchers_researcher WHERE ({by_name}) OR ({by_alternate})
+            SELECT id FROM researchers_researcher
+            WHERE merged_into_id IS NULL AND (({by_name}) OR ({by_alternate}))
         )
         SELECT id FROM found_by_words
         UNION ALL
         SELECT id FROM researchers_researcher
-        WHERE NOT EXISTS (SELECT FROM found_by_words) AND ({trigram})
+        WHERE NOT EXISTS (SELECT FROM found_by_words) AND merged_into_id IS NULL
+          AND ({trigram})
     )"""
     # The SQL above is built from constants only; every value goes in as a parameter.
     return RawSQL(  # noqa: S611

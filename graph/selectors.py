@@ -82,15 +82,24 @@ UNION ALL
 (SELECT *, 'cited' AS why FROM mine ORDER BY cited_by_count DESC, id DESC LIMIT %(cited)s)
 """
 
+# Topics by the number of the researcher's works on them. The LATERAL makes it one index probe
+# per work whatever the planner believes about the tables' sizes.
 _TOPICS_SQL = """
-SELECT wt.topic_id, t.name, t.code, count(DISTINCT au.work_id) AS works
-FROM publications_authorship au
-JOIN publications_worktopic wt ON wt.work_id = au.work_id
-JOIN publications_topic t ON t.id = wt.topic_id
-WHERE au.researcher_id = %(id)s
-GROUP BY wt.topic_id, t.name, t.code
-ORDER BY works DESC, wt.topic_id
-LIMIT %(limit)s
+SELECT t.id, t.name, t.code, top.works
+FROM (
+    SELECT wt.topic_id, count(*) AS works
+    FROM (
+        SELECT DISTINCT work_id FROM publications_authorship WHERE researcher_id = %(id)s
+    ) mine
+    CROSS JOIN LATERAL (
+        SELECT topic_id FROM publications_worktopic WHERE work_id = mine.work_id
+    ) wt
+    GROUP BY wt.topic_id
+    ORDER BY works DESC, wt.topic_id
+    LIMIT %(limit)s
+) top
+JOIN publications_topic t ON t.id = top.topic_id
+ORDER BY top.works DESC, t.id
 """
 
 

@@ -164,6 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in redis.scan_iter(match=keys.key("graph:*")):
         redis.delete(key)  # the import queued its researchers; the rebuild covers them
 
+    # Statistics as autovacuum would leave them after a bulk load (it may not have run yet).
+    with connection.cursor() as cursor:
+        for table in DATA_TABLES:
+            cursor.execute(f"ANALYZE {table}")
     with connection.cursor() as cursor:  # warm the buffers the same way for both contenders
         cursor.execute("SELECT count(*), sum(researcher_id) FROM publications_authorship")
         cursor.execute("SELECT count(*), sum(authors_count) FROM publications_work")

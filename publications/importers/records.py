@@ -46,7 +46,9 @@ def content_hash(record: object) -> str:
     if values is None:
         names = [f.name for f in dataclasses.fields(cls) if f.name != "source_updated_at"]  # type: ignore[arg-type]
         values = _HASHED_FIELDS[cls] = operator.attrgetter(*names)
-    payload = orjson.dumps(values(record), default=_field_values, option=orjson.OPT_PASSTHROUGH_DATACLASS)
+    payload = orjson.dumps(
+        values(record), default=_field_values, option=orjson.OPT_PASSTHROUGH_DATACLASS
+    )
     return hashlib.md5(payload, usedforsecurity=False).hexdigest()
 
 

@@ -56,7 +56,9 @@ def researcher_slug(display_name: str, openalex_id: str) -> str:
     return f"{base}-{openalex_id.lower()}"
 
 
-def _stage(cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence]) -> None:  # noqa: ANN001
+def _stage(
+    cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence]
+) -> None:  # noqa: ANN001
     """Create a temporary table and COPY rows into it (psycopg's binary-safe row writer)."""
     cursor.execute(
         f"CREATE TEMP TABLE {table} ({', '.join(f'{name} {kind}' for name, kind in columns)}) ON COMMIT DROP"
@@ -67,10 +69,14 @@ def _stage(cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterabl
             copy.write_row(row)
 
 
-def _copy_rows(cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence]) -> None:  # noqa: ANN001
+def _copy_rows(
+    cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence]
+) -> None:  # noqa: ANN001
     """COPY rows straight into a table, in binary (the column types are given, so psycopg does
     not format text). For rows that cannot conflict: new works, or works whose rows were deleted."""
-    with cursor.copy(f"COPY {table} ({', '.join(name for name, _ in columns)}) FROM STDIN (FORMAT BINARY)") as copy:
+    with cursor.copy(
+        f"COPY {table} ({', '.join(name for name, _ in columns)}) FROM STDIN (FORMAT BINARY)"
+    ) as copy:
         copy.set_types([kind for _, kind in columns])
         for row in rows:
             copy.write_row(row)
@@ -99,8 +105,16 @@ _SOURCE_COLUMNS = [
 
 def _source_rows(records: Iterable[SourceRecord], *, hashed: bool) -> list[tuple]:
     return [
-        (r.openalex_id, r.name[:500], r.abbreviated_name, r.issn_l, r.type[:50], r.homepage,
-         content_hash(r) if hashed else "", r.source_updated_at)
+        (
+            r.openalex_id,
+            r.name[:500],
+            r.abbreviated_name,
+            r.issn_l,
+            r.type[:50],
+            r.homepage,
+            content_hash(r) if hashed else "",
+            r.source_updated_at,
+        )
         for r in records
     ]
 
@@ -169,7 +183,10 @@ def upsert_institution_refs(cursor, institutions: Iterable[InstitutionRef]) -> N
         cursor,
         "stage_institution_ref",
         _INSTITUTION_COLUMNS,
-        [(i.openalex_id, i.ror, i.name[:500], i.country_code, i.type[:50], "", [], "", None) for i in unique.values()],
+        [
+            (i.openalex_id, i.ror, i.name[:500], i.country_code, i.type[:50], "", [], "", None)
+            for i in unique.values()
+        ],
     )
     # A ROR already held by another record would make the row conflict on ror and be skipped;
     # the second statement inserts those without the ROR so the institution itself is not lost.
@@ -196,8 +213,17 @@ def write_institutions(cursor, records: Sequence[InstitutionRecord]) -> WriteRes
         "stage_institution",
         _INSTITUTION_COLUMNS,
         [
-            (r.openalex_id, r.ror, r.name[:500], r.country_code, r.type[:50], r.homepage,
-             list(r.email_domains), content_hash(r), r.source_updated_at)
+            (
+                r.openalex_id,
+                r.ror,
+                r.name[:500],
+                r.country_code,
+                r.type[:50],
+                r.homepage,
+                list(r.email_domains),
+                content_hash(r),
+                r.source_updated_at,
+            )
             for r in records
         ],
     )
@@ -209,7 +235,9 @@ def write_institutions(cursor, records: Sequence[InstitutionRecord]) -> WriteRes
         """
     )
     for openalex_id, _, holder in cursor.fetchall():
-        result.warnings.append(Warning_(openalex_id, f"ROR already belongs to {holder}; imported without it"))
+        result.warnings.append(
+            Warning_(openalex_id, f"ROR already belongs to {holder}; imported without it")
+        )
     cursor.execute(
         """
         INSERT INTO researchers_institution AS t
@@ -265,8 +293,19 @@ def upsert_topic_refs(cursor, topics: Iterable[TopicRecord]) -> None:  # noqa: A
         cursor,
         "stage_topic_ref",
         _TOPIC_COLUMNS,
-        [(t.external_id, t.name[:300], t.code, t.level, t.parent_external_id, t.description, "", None)
-         for t in unique.values()],
+        [
+            (
+                t.external_id,
+                t.name[:300],
+                t.code,
+                t.level,
+                t.parent_external_id,
+                t.description,
+                "",
+                None,
+            )
+            for t in unique.values()
+        ],
     )
     cursor.execute(
         """
@@ -278,16 +317,28 @@ def upsert_topic_refs(cursor, topics: Iterable[TopicRecord]) -> None:  # noqa: A
     _link_topic_parents(cursor, "stage_topic_ref")
 
 
-def write_topics(cursor, records: Sequence[tuple[TopicRecord, tuple[TopicRecord, ...]]]) -> WriteResult:  # noqa: ANN001
+def write_topics(
+    cursor, records: Sequence[tuple[TopicRecord, tuple[TopicRecord, ...]]]
+) -> WriteResult:  # noqa: ANN001
     result = WriteResult()
     upsert_topic_refs(cursor, (ancestor for _, ancestors in records for ancestor in ancestors))
     _stage(
         cursor,
         "stage_topic",
         _TOPIC_COLUMNS,
-        [(t.external_id, t.name[:300], t.code, t.level, t.parent_external_id, t.description, content_hash(t),
-          t.source_updated_at)
-         for t, _ in records],
+        [
+            (
+                t.external_id,
+                t.name[:300],
+                t.code,
+                t.level,
+                t.parent_external_id,
+                t.description,
+                content_hash(t),
+                t.source_updated_at,
+            )
+            for t, _ in records
+        ],
     )
     cursor.execute(
         """
@@ -354,11 +405,21 @@ def upsert_researcher_refs(cursor, authors: Iterable) -> dict[str, int]:  # noqa
     _stage(
         cursor,
         "stage_researcher_ref",
-        [("openalex_id", "text"), ("display_name", "text"), ("name_normalized", "text"),
-         ("orcid", "text"), ("slug", "text")],
         [
-            (a.openalex_id, a.display_name[:500] or a.openalex_id, normalize_name(a.display_name)[:500],
-             a.orcid, researcher_slug(a.display_name, a.openalex_id))
+            ("openalex_id", "text"),
+            ("display_name", "text"),
+            ("name_normalized", "text"),
+            ("orcid", "text"),
+            ("slug", "text"),
+        ],
+        [
+            (
+                a.openalex_id,
+                a.display_name[:500] or a.openalex_id,
+                normalize_name(a.display_name)[:500],
+                a.orcid,
+                researcher_slug(a.display_name, a.openalex_id),
+            )
             for a in missing
         ],
     )
@@ -381,8 +442,14 @@ def upsert_researcher_refs(cursor, authors: Iterable) -> dict[str, int]:  # noqa
         )
         ids.update(cursor.fetchall())
     # Rows a concurrent batch inserted first were skipped above; they are there now.
-    ids.update(ids_by_key(cursor, "researchers_researcher", "openalex_id",
-                          (a.openalex_id for a in missing if a.openalex_id not in ids)))
+    ids.update(
+        ids_by_key(
+            cursor,
+            "researchers_researcher",
+            "openalex_id",
+            (a.openalex_id for a in missing if a.openalex_id not in ids),
+        )
+    )
     return ids
 
 
@@ -396,14 +463,29 @@ def write_researchers(cursor, records: Sequence[ResearcherRecord]) -> WriteResul
     _stage(
         cursor,
         "stage_researcher",
-        [("openalex_id", "text"), ("display_name", "text"), ("name_normalized", "text"),
-         ("alternate_names", "text[]"), ("orcid", "text"), ("institution_openalex_id", "text"),
-         ("slug", "text"), ("content_hash", "text"), ("source_updated_at", "timestamptz")],
         [
-            (r.openalex_id, r.display_name[:500], normalize_name(r.display_name)[:500],
-             [name[:500] for name in r.alternate_names], r.orcid,
-             r.last_known_institution.openalex_id if r.last_known_institution else None,
-             researcher_slug(r.display_name, r.openalex_id), content_hash(r), r.source_updated_at)
+            ("openalex_id", "text"),
+            ("display_name", "text"),
+            ("name_normalized", "text"),
+            ("alternate_names", "text[]"),
+            ("orcid", "text"),
+            ("institution_openalex_id", "text"),
+            ("slug", "text"),
+            ("content_hash", "text"),
+            ("source_updated_at", "timestamptz"),
+        ],
+        [
+            (
+                r.openalex_id,
+                r.display_name[:500],
+                normalize_name(r.display_name)[:500],
+                [name[:500] for name in r.alternate_names],
+                r.orcid,
+                r.last_known_institution.openalex_id if r.last_known_institution else None,
+                researcher_slug(r.display_name, r.openalex_id),
+                content_hash(r),
+                r.source_updated_at,
+            )
             for r in records
         ],
     )
@@ -415,7 +497,9 @@ def write_researchers(cursor, records: Sequence[ResearcherRecord]) -> WriteResul
         """
     )
     for openalex_id, holder in cursor.fetchall():
-        result.warnings.append(Warning_(openalex_id, f"ORCID iD already belongs to {holder}; imported without it"))
+        result.warnings.append(
+            Warning_(openalex_id, f"ORCID iD already belongs to {holder}; imported without it")
+        )
     cursor.execute(
         f"""
         INSERT INTO researchers_researcher AS r
@@ -447,10 +531,17 @@ def write_researchers(cursor, records: Sequence[ResearcherRecord]) -> WriteResul
         _stage(
             cursor,
             "stage_affiliation",
-            [("researcher_openalex_id", "text"), ("institution_openalex_id", "text"),
-             ("start_year", "int"), ("end_year", "int")],
-            [(r.openalex_id, a.institution.openalex_id, a.start_year, a.end_year)
-             for r in records for a in r.affiliations],
+            [
+                ("researcher_openalex_id", "text"),
+                ("institution_openalex_id", "text"),
+                ("start_year", "int"),
+                ("end_year", "int"),
+            ],
+            [
+                (r.openalex_id, a.institution.openalex_id, a.start_year, a.end_year)
+                for r in records
+                for a in r.affiliations
+            ],
         )
         cursor.execute(
             """
@@ -483,7 +574,10 @@ def _unique_identifiers(
             holder = seen[key].get(value) if value else None
             if holder:
                 warnings.append(
-                    Warning_(record.openalex_id, f"{key} {value} is also on {holder} in this batch; imported without it")
+                    Warning_(
+                        record.openalex_id,
+                        f"{key} {value} is also on {holder} in this batch; imported without it",
+                    )
                 )
                 value = None
             elif value:
@@ -493,11 +587,23 @@ def _unique_identifiers(
 
 
 _WORK_STAGE_COLUMNS = [
-    ("openalex_id", "text"), ("doi", "text"), ("arxiv_id", "text"), ("title", "text"),
-    ("abstract", "text"), ("type", "text"), ("publication_date", "date"), ("publication_year", "int"),
-    ("source_openalex_id", "text"), ("cited_by_count", "int"), ("counts_by_year", "text"),
-    ("open_access_url", "text"), ("code_url", "text"), ("language", "text"),
-    ("authors_count", "int"), ("content_hash", "text"), ("source_updated_at", "timestamptz"),
+    ("openalex_id", "text"),
+    ("doi", "text"),
+    ("arxiv_id", "text"),
+    ("title", "text"),
+    ("abstract", "text"),
+    ("type", "text"),
+    ("publication_date", "date"),
+    ("publication_year", "int"),
+    ("source_openalex_id", "text"),
+    ("cited_by_count", "int"),
+    ("counts_by_year", "text"),
+    ("open_access_url", "text"),
+    ("code_url", "text"),
+    ("language", "text"),
+    ("authors_count", "int"),
+    ("content_hash", "text"),
+    ("source_updated_at", "timestamptz"),
 ]
 
 
@@ -525,25 +631,57 @@ def prepare_works(records: Sequence[WorkRecord]) -> PreparedWorks:
     return PreparedWorks(
         sources=list({r.source.openalex_id: r.source for r in records if r.source}.values()),
         institutions=list(
-            {i.openalex_id: i for r in records for a in r.authorships for i in a.institutions if i.name}.values()
+            {
+                i.openalex_id: i
+                for r in records
+                for a in r.authorships
+                for i in a.institutions
+                if i.name
+            }.values()
         ),
-        topics=list({t.external_id: t for r in records for wt in r.topics for t in (*wt.ancestors, wt.topic)}.values()),
-        authors=list({a.author.openalex_id: a.author for r in records for a in r.authorships if a.author}.values()),
+        topics=list(
+            {
+                t.external_id: t
+                for r in records
+                for wt in r.topics
+                for t in (*wt.ancestors, wt.topic)
+            }.values()
+        ),
+        authors=list(
+            {
+                a.author.openalex_id: a.author for r in records for a in r.authorships if a.author
+            }.values()
+        ),
         identifier_warnings=identifier_warnings,
         work_rows=[
-            (r.openalex_id, identifiers[r.openalex_id]["doi"], identifiers[r.openalex_id]["arxiv_id"],
-             r.title, r.abstract, r.type[:40], r.publication_date, r.publication_year,
-             r.source.openalex_id if r.source else None, r.cited_by_count,
-             orjson.dumps({str(year): count for year, count in r.counts_by_year}).decode(),
-             r.open_access_url, r.code_url, r.language, len(r.authorships), content_hash(r),
-             r.source_updated_at)
+            (
+                r.openalex_id,
+                identifiers[r.openalex_id]["doi"],
+                identifiers[r.openalex_id]["arxiv_id"],
+                r.title,
+                r.abstract,
+                r.type[:40],
+                r.publication_date,
+                r.publication_year,
+                r.source.openalex_id if r.source else None,
+                r.cited_by_count,
+                orjson.dumps({str(year): count for year, count in r.counts_by_year}).decode(),
+                r.open_access_url,
+                r.code_url,
+                r.language,
+                len(r.authorships),
+                content_hash(r),
+                r.source_updated_at,
+            )
             for r in records
         ],
     )
 
 
 def write_works(
-    cursor, records: Sequence[WorkRecord], prepared: PreparedWorks | None = None  # noqa: ANN001
+    cursor,
+    records: Sequence[WorkRecord],
+    prepared: PreparedWorks | None = None,  # noqa: ANN001
 ) -> WriteResult:
     """Upsert works and what they reference. `prepared` is prepare_works(records), when the
     caller computed it already."""
@@ -568,7 +706,9 @@ def write_works(
         )
         for openalex_id, value, holder in cursor.fetchall():
             result.warnings.append(
-                Warning_(openalex_id, f"{key} {value} already belongs to {holder}; imported without it")
+                Warning_(
+                    openalex_id, f"{key} {value} already belongs to {holder}; imported without it"
+                )
             )
     cursor.execute(
         """
@@ -605,7 +745,8 @@ def write_works(
     if updated_ids:
         # An updated work gets its byline replaced, so removed authors lose it too.
         cursor.execute(
-            "DELETE FROM publications_authorship WHERE work_id = ANY(%s) RETURNING researcher_id", [updated_ids]
+            "DELETE FROM publications_authorship WHERE work_id = ANY(%s) RETURNING researcher_id",
+            [updated_ids],
         )
         unlinked = {rid for (rid,) in cursor.fetchall() if rid}
         result.touched_researcher_ids.update(unlinked)
@@ -617,7 +758,9 @@ def write_works(
     work_ids = {openalex_id: work_id for work_id, openalex_id, _ in changed}
     # Ids are resolved here, once per entity kind, so the rows go straight into their tables.
     institution_ids = ids_by_key(
-        cursor, "researchers_institution", "openalex_id",
+        cursor,
+        "researchers_institution",
+        "openalex_id",
         {i.openalex_id for r in changed_records for a in r.authorships for i in a.institutions},
     )
     authorship_rows = []
@@ -628,28 +771,49 @@ def write_works(
             if researcher_id:
                 result.touched_researcher_ids.add(researcher_id)
                 unlinked.discard(researcher_id)
-            authorship_rows.append((
-                work_id, researcher_id, a.position, a.raw_name[:500], a.is_corresponding,
-                [institution_ids[i.openalex_id] for i in a.institutions if i.openalex_id in institution_ids],
-            ))
+            authorship_rows.append(
+                (
+                    work_id,
+                    researcher_id,
+                    a.position,
+                    a.raw_name[:500],
+                    a.is_corresponding,
+                    [
+                        institution_ids[i.openalex_id]
+                        for i in a.institutions
+                        if i.openalex_id in institution_ids
+                    ],
+                )
+            )
     result.unlinked_researcher_ids = unlinked
     _copy_rows(
         cursor,
         "publications_authorship",
-        [("work_id", "int8"), ("researcher_id", "int8"), ("position", "int2"), ("raw_name", "text"),
-         ("is_corresponding", "bool"), ("institution_ids", "int8[]")],
+        [
+            ("work_id", "int8"),
+            ("researcher_id", "int8"),
+            ("position", "int2"),
+            ("raw_name", "text"),
+            ("is_corresponding", "bool"),
+            ("institution_ids", "int8[]"),
+        ],
         authorship_rows,
     )
 
     topic_ids = ids_by_key(
-        cursor, "publications_topic", "external_id", {wt.topic.external_id for r in changed_records for wt in r.topics}
+        cursor,
+        "publications_topic",
+        "external_id",
+        {wt.topic.external_id for r in changed_records for wt in r.topics},
     )
     # One row per (work, topic): a topic listed twice on a work keeps its first score.
     work_topic_scores: dict[tuple[int, int], float] = {}
     for r in changed_records:
         for wt in r.topics:
             if wt.topic.external_id in topic_ids:
-                work_topic_scores.setdefault((work_ids[r.openalex_id], topic_ids[wt.topic.external_id]), wt.score)
+                work_topic_scores.setdefault(
+                    (work_ids[r.openalex_id], topic_ids[wt.topic.external_id]), wt.score
+                )
     _copy_rows(
         cursor,
         "publications_worktopic",

@@ -35,7 +35,9 @@ _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/([^?#\s]+?)(?:v\d+)?(?:\.pdf)?$", re.IGNORECASE)
 _ARXIV_ID = re.compile(r"^(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?$", re.IGNORECASE)
-_CODE_URL = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)/[\w.\-]+/[\w.\-]+")
+_CODE_URL = re.compile(
+    r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)/[\w.\-]+/[\w.\-]+"
+)
 _LEGACY_TYPES = {
     "journal-article": "article",
     "proceedings-article": "article",
@@ -45,7 +47,13 @@ _LEGACY_TYPES = {
     "reference-book": "book",
     "book-section": "book-chapter",
 }
-_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number"}
+_TYPE_NAMES = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+}
 
 
 def _type_name(value: object) -> str:
@@ -56,7 +64,9 @@ def _type_name(value: object) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def _field(obj: dict[str, Any], key: str, expected: type | tuple[type, ...], default: Any = None) -> Any:
+def _field(
+    obj: dict[str, Any], key: str, expected: type | tuple[type, ...], default: Any = None
+) -> Any:
     """obj[key] if it has the expected type, default if absent or null; MappingError otherwise."""
     value = obj.get(key)
     if value is None:
@@ -64,7 +74,9 @@ def _field(obj: dict[str, Any], key: str, expected: type | tuple[type, ...], def
     if isinstance(value, bool) and expected is not bool:
         raise MappingError(f"field '{key}' is a boolean, expected {_expected_name(expected)}")
     if not isinstance(value, expected):
-        raise MappingError(f"field '{key}' is {_type_name(value)}, expected {_expected_name(expected)}")
+        raise MappingError(
+            f"field '{key}' is {_type_name(value)}, expected {_expected_name(expected)}"
+        )
     return value
 
 
@@ -97,7 +109,13 @@ def openalex_short_id(value: object, *, kind: str | None = None) -> str:
     return short_id
 
 
-_KIND_NAMES = {"W": "a work", "A": "an author", "I": "an institution", "S": "a source", "T": "a topic"}
+_KIND_NAMES = {
+    "W": "a work",
+    "A": "an author",
+    "I": "an institution",
+    "S": "a source",
+    "T": "a topic",
+}
 
 
 def normalize_doi(value: str | None) -> str | None:
@@ -138,16 +156,24 @@ def abstract_from_inverted_index(index: object) -> str:
     if index is None:
         return ""
     if not isinstance(index, dict):
-        raise MappingError(f"field 'abstract_inverted_index' is {_type_name(index)}, expected an object")
+        raise MappingError(
+            f"field 'abstract_inverted_index' is {_type_name(index)}, expected an object"
+        )
     if isinstance(index.get("InvertedIndex"), dict):
-        index = index["InvertedIndex"]  # 2021 snapshots kept the MAG shape {IndexLength, InvertedIndex}
+        index = index[
+            "InvertedIndex"
+        ]  # 2021 snapshots kept the MAG shape {IndexLength, InvertedIndex}
     positioned: dict[int, str] = {}
     for word, positions in index.items():
         if not isinstance(positions, list):
-            raise MappingError("field 'abstract_inverted_index' has a word whose positions are not numbers")
+            raise MappingError(
+                "field 'abstract_inverted_index' has a word whose positions are not numbers"
+            )
         for position in positions:
             if not isinstance(position, int):
-                raise MappingError("field 'abstract_inverted_index' has a word whose positions are not numbers")
+                raise MappingError(
+                    "field 'abstract_inverted_index' has a word whose positions are not numbers"
+                )
             positioned[position] = word
     return " ".join(map(positioned.__getitem__, sorted(positioned)))
 
@@ -165,7 +191,13 @@ def _institution_ref(obj: object) -> InstitutionRef | None:
     if not isinstance(obj, dict) or not obj.get("id"):
         return None
     # The same institution is listed on many bylines: refs are immutable, so one is shared.
-    key = (obj["id"], obj.get("display_name"), obj.get("ror"), obj.get("country_code"), obj.get("type"))
+    key = (
+        obj["id"],
+        obj.get("display_name"),
+        obj.get("ror"),
+        obj.get("country_code"),
+        obj.get("type"),
+    )
     try:
         ref = _INSTITUTION_REFS.get(key)
     except TypeError:  # an unhashable field value: build it without the cache
@@ -304,18 +336,24 @@ def map_work(obj: object) -> WorkRecord:
     authorships = []
     for position, authorship in enumerate(authorships_raw, start=1):
         if not isinstance(authorship, dict):
-            raise MappingError(f"authorship {position} is {_type_name(authorship)}, expected an object")
+            raise MappingError(
+                f"authorship {position} is {_type_name(authorship)}, expected an object"
+            )
         author_obj = _field(authorship, "author", dict, {})
         author = None
         if author_obj.get("id"):
             author = AuthorRef(
                 openalex_id=openalex_short_id(author_obj["id"], kind="A"),
-                display_name=str(author_obj.get("display_name") or authorship.get("raw_author_name") or ""),
+                display_name=str(
+                    author_obj.get("display_name") or authorship.get("raw_author_name") or ""
+                ),
                 orcid=normalize_orcid(author_obj.get("orcid")),
             )
         raw_name = str(authorship.get("raw_author_name") or author_obj.get("display_name") or "")
         institutions = tuple(
-            ref for ref in map(_institution_ref, _field(authorship, "institutions", list, [])) if ref
+            ref
+            for ref in map(_institution_ref, _field(authorship, "institutions", list, []))
+            if ref
         )
         authorships.append(
             AuthorshipRecord(
@@ -336,7 +374,9 @@ def map_work(obj: object) -> WorkRecord:
         score = topic_obj.get("score", 1.0)
         if not isinstance(score, int | float) or isinstance(score, bool):
             raise MappingError(f"topic score is {_type_name(score)}, expected a number")
-        topics.setdefault(topic.external_id, WorkTopicRecord(topic=topic, score=float(score), ancestors=ancestors))
+        topics.setdefault(
+            topic.external_id, WorkTopicRecord(topic=topic, score=float(score), ancestors=ancestors)
+        )
 
     counts = []
     for entry in _field(work, "counts_by_year", list, []):
@@ -348,7 +388,9 @@ def map_work(obj: object) -> WorkRecord:
         parsed_date = date.fromisoformat(publication_date) if publication_date else None
     except ValueError:
         parsed_date = None
-    publication_year = _field(work, "publication_year", int) or (parsed_date.year if parsed_date else None)
+    publication_year = _field(work, "publication_year", int) or (
+        parsed_date.year if parsed_date else None
+    )
     work_type = str(_field(work, "type", str) or "other")
     code_match = _CODE_URL.search(abstract)
 

@@ -21,7 +21,16 @@ from .mapper import SUPPORTED_ENTITIES
 # Files in a snapshot tree that are not records.
 _NOT_RECORD_FILES = {"manifest", "readme", "readme.md", "license", "license.txt"}
 # Snapshot folders of entities bzpeer does not store (merged_ids is a CSV of id redirects).
-_UNSUPPORTED_FOLDERS = {"concepts", "keywords", "publishers", "funders", "merged_ids", "domains", "fields", "subfields"}
+_UNSUPPORTED_FOLDERS = {
+    "concepts",
+    "keywords",
+    "publishers",
+    "funders",
+    "merged_ids",
+    "domains",
+    "fields",
+    "subfields",
+}
 
 
 class SnapshotPathError(ValueError):
@@ -91,7 +100,9 @@ def discover(paths: list[str]) -> tuple[list[SnapshotFile], list[str]]:
                 continue
             if not os.access(candidate, os.R_OK):
                 raise SnapshotPathError(f"{candidate}: permission denied")
-            unsupported = next((part for part in candidate.parts[:-1] if part in _UNSUPPORTED_FOLDERS), None)
+            unsupported = next(
+                (part for part in candidate.parts[:-1] if part in _UNSUPPORTED_FOLDERS), None
+            )
             if unsupported:
                 skipped.append(f"{candidate} ({unsupported} are not imported by bzpeer)")
                 continue
@@ -130,11 +141,25 @@ def plan_chunks(file: SnapshotFile, *, chunk_lines: int) -> list[ChunkPlan]:
             offset += len(raw_line)
             if line - chunk_start_line == chunk_lines:
                 plans.append(
-                    ChunkPlan(file.path, file.entity, chunk_start_line, line, chunk_start_byte if seekable else None)
+                    ChunkPlan(
+                        file.path,
+                        file.entity,
+                        chunk_start_line,
+                        line,
+                        chunk_start_byte if seekable else None,
+                    )
                 )
                 chunk_start_line, chunk_start_byte = line, offset
     if line > chunk_start_line:
-        plans.append(ChunkPlan(file.path, file.entity, chunk_start_line, line, chunk_start_byte if seekable else None))
+        plans.append(
+            ChunkPlan(
+                file.path,
+                file.entity,
+                chunk_start_line,
+                line,
+                chunk_start_byte if seekable else None,
+            )
+        )
     return plans
 
 
@@ -147,7 +172,9 @@ def read_lines(
     straight to where it stopped in a plain file (None for gzip files and documents).
     """
     if is_document:
-        for index, record in enumerate(_document_records(path)[start_line:end_line], start=start_line):
+        for index, record in enumerate(
+            _document_records(path)[start_line:end_line], start=start_line
+        ):
             yield index + 1, None, record
         return
     with _open_binary(path) as handle:

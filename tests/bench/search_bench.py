@@ -446,6 +446,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         timings.append(timing("baseline: uncapped ts_rank, one common word", baseline))
         notes.append("the baseline is what WORK_CANDIDATE_LIMIT avoids; it is not a target")
 
+    if corpus_describe() != corpus:
+        raise SystemExit(
+            f"the corpus in {options.database} changed during the run (an import benchmark "
+            "truncating it?): these figures are not about one corpus; run again when it is quiet"
+        )
     work_matches = {}
     for text in ("graph", "graph learning", '"sparse attention"', "zebra"):
         work_matches[text] = search.work_search(query=text).total

@@ -52,6 +52,7 @@ bench: migrate
 	$(PY) -m tests.bench.import_bench --works $(BENCH_WORKS)
 	$(PY) -m tests.bench.search_bench
 	$(PY) -m tests.bench.graph_bench
+	$(PY) -m tests.bench.pages_bench
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache

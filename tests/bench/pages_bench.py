@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -168,7 +169,14 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 say(f"warming the page cache with {len(slugs)} pages ...")
                 for slug in slugs:
-                    urllib.request.urlopen(f"{base}/researchers/{slug}/", timeout=30).read()  # noqa: S310
+                    try:
+                        urllib.request.urlopen(f"{base}/researchers/{slug}/", timeout=30).read()  # noqa: S310
+                    except urllib.error.HTTPError as error:
+                        # The shared bench database was rewritten under us: say so, don't guess.
+                        raise SystemExit(
+                            f"/researchers/{slug}/ answered {error.code}: the corpus changed during the"
+                            " run (another benchmark?); run again on a quiet machine"
+                        ) from error
             say(f"profile pages, {label}: wrk {options.clients} clients, {options.seconds}s ...")
             figures[label] = _wrk(
                 base, paths_file=paths_file, seconds=options.seconds, clients=options.clients

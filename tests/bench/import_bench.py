@@ -334,10 +334,10 @@ class SessionSampler(threading.Thread):
     runs on this machine.
     """
 
-    def __init__(self, url: str, *, exclude_pids: set[int], interval: float = 0.25) -> None:
+    def __init__(self, url: str, *, application_name: str, interval: float = 0.25) -> None:
         super().__init__(daemon=True)
         self.url = url
-        self.exclude_pids = exclude_pids
+        self.application_name = application_name
         self.interval = interval
         self.samples: dict[str, int] = {}
         self.backend_cpu_ticks: dict[int, int] = {}
@@ -345,17 +345,11 @@ class SessionSampler(threading.Thread):
 
     def run(self) -> None:
         with psycopg.connect(self.url, autocommit=True) as connection:
-            self.exclude_pids.add(connection.info.backend_pid)
-            database = connection.info.dbname
             while not self._stopping.is_set():
-                rows = connection.execute(
-                    """
-                    SELECT pid, state, query FROM pg_stat_activity
-                    WHERE datname = %s AND backend_type = 'client backend'
-                    """,
-                    [database],
+                sessions = connection.execute(
+                    "SELECT pid, state, query FROM pg_stat_activity WHERE application_name = %s",
+                    [self.application_name],
                 ).fetchall()
-                sessions = [row for row in rows if row[0] not in self.exclude_pids]
                 for pid, state, query in sessions:
                     self._count(self._label(state, query))
                     self._read_cpu(pid)
@@ -396,10 +390,11 @@ class SessionSampler(threading.Thread):
         self.backend_cpu_ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
 
 
-def run_measured(
-    command: Sequence[str], *, env: dict[str, str], log: Path, exclude_pids: set[int]
-) -> ProcessFigures:
-    sessions = SessionSampler(env["DATABASE_URL"], exclude_pids=set(exclude_pids))
+def run_measured(command: Sequence[str], *, env: dict[str, str], log: Path) -> ProcessFigures:
+    # libpq names the subprocess's sessions after PGAPPNAME, so the sampler finds exactly them.
+    application_name = f"import-bench-{os.getpid()}-{time.monotonic_ns()}"
+    env = {**env, "PGAPPNAME": application_name}
+    sessions = SessionSampler(env["DATABASE_URL"], application_name=application_name)
     sessions.start()
     machine = MachineCpu().start()
     with log.open("wb") as output:
@@ -472,7 +467,7 @@ def import_measure(
         "--no-progress",
     ]
     log = work_dir / f"{label}.log"
-    figures = run_measured(command, env=env, log=log, exclude_pids={connection.info.backend_pid})
+    figures = run_measured(command, env=env, log=log)
     run = connection.execute(
         """
         SELECT status, read_count, created_count, updated_count, unchanged_count, failed_count
@@ -620,7 +615,7 @@ def git_revision() -> str:
 
 
 def other_imports_running() -> list[str]:
-    """Imports and benchmarks on this machine that are not this one or its children."""
+    """Imports and benchmarks (any tests.bench module) on this machine, other than this one."""
     mine = {os.getpid(), os.getppid()}
     found = []
     for entry in os.listdir("/proc"):
@@ -632,7 +627,7 @@ def other_imports_running() -> list[str]:
             )
         except OSError:
             continue
-        if "import_openalex" in command or "tests.bench.import_bench" in command:
+        if "import_openalex" in command or "tests.bench." in command:
             found.append(f"pid {entry}: {command[:160]}")
     return found
 

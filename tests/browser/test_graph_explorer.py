@@ -238,8 +238,8 @@ def test_the_explorer_stays_usable_with_2000_nodes(
     # usable (seconds per frame or per click) fails them by far.
     assert added_ms < 8000, added_ms
     assert first_frame_ms < 20000, first_frame_ms
-    assert interaction < 12, interaction
-    assert frame_ms < 250, frame_ms
+    assert interaction < 15, interaction
+    assert frame_ms < 500, frame_ms  # 2 frames a second at worst while the view moves
     screenshot("explorer-2000")
 
 

@@ -39,7 +39,9 @@ class Command(BaseCommand):
         a, b = load_edges()
         ids, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
         sources, targets = inverse[: len(a)], inverse[len(a) :]
-        graph = rx.PyGraph(multigraph=False)
+        # The edges are unique already (primary key); a simple graph would look each one up
+        # before adding it, which is quadratic in the degree of a hub.
+        graph = rx.PyGraph(multigraph=True)
         graph.add_nodes_from(range(len(ids)))
         graph.add_edges_from_no_data(list(zip(sources.tolist(), targets.tolist(), strict=True)))
         components = rx.connected_components(graph)

@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from graph.services import researcher_metrics_refresh
+from graph.tasks import coauthor_edges_schedule
 from publications.models import Authorship, Work
 from researchers.models import Affiliation, Follow, Institution, Researcher, VerificationLevel
 
@@ -794,6 +795,8 @@ def researcher_merge(
     Researcher.objects.filter(pk=source.pk).update(followers_count=0)
 
     researcher_metrics_refresh(researcher_ids=[source.pk, survivor.pk])
+    # The moved bylines change coauthor edges of both records and of their coauthors.
+    coauthor_edges_schedule(researcher_ids=[source.pk, survivor.pk], include_coauthors=True)
     audit(
         action=ModerationAction.RESEARCHER_MERGED,
         actor=moderator,
@@ -886,6 +889,7 @@ def split_request_resolve(
             researcher=researcher, work_id=split_request.work_id
         ).update(researcher=None)
         researcher_metrics_refresh(researcher_ids=[researcher.pk])
+        coauthor_edges_schedule(researcher_ids=[researcher.pk], include_coauthors=True)
         trust_refresh_on_commit([researcher.pk], include_coauthors=False)
     split_request.status = SplitRequestStatus.ACCEPTED if accept else SplitRequestStatus.DISMISSED
     split_request.resolved_by = moderator

@@ -109,28 +109,41 @@ def person_jsonld(request: HttpRequest, researcher: Researcher) -> dict:
     return data
 
 
-def _anonymous_page_key(request: HttpRequest, researcher: Researcher) -> str | None:
-    """Cache key of the anonymous profile page, or None when the page must not be cached.
+def _anonymous_page_key(request: HttpRequest, slug: str) -> tuple[str, str] | None:
+    """Cache keys of the anonymous profile page: (page key, works version key), or None when
+    the page must not be cached or the record is not a page of its own (unknown, merged).
 
-    The key holds every field of the record the page shows that can change without the row's
-    updated_at moving (counts kept by SQL updates), plus a version the import bumps when the
-    researcher's works change; a changed record therefore never meets its old page.
+    The page key holds every field of the record the page shows that can change without the
+    row's updated_at moving (selectors.ProfilePageState); the cached value carries the works
+    version the import bumps when the researcher's works change (services.
+    researcher_pages_invalidate), and is used only while that version is current. A changed
+    record therefore never meets its old page, and a hit costs one small query and one Redis
+    round trip.
     """
     if settings.PROFILE_PAGE_CACHE_SECONDS <= 0 or request.user.is_authenticated or request.htmx:
         return None
-    works_version = cache.get(services.profile_page_version_key(researcher.pk), "0")
-    state = (
-        researcher.updated_at.isoformat(), researcher.works_count, researcher.cited_by_count,
-        researcher.h_index, researcher.i10_index, researcher.topics_count, researcher.followers_count,
-        researcher.close_collaborators_count, researcher.trust_score, researcher.verification_level,
-        researcher.claimed_by_id, works_version, request.get_full_path(),
-    )  # fmt: skip
-    digest = hashlib.md5(repr(state).encode(), usedforsecurity=False).hexdigest()
-    return f"profile-page:{researcher.pk}:{digest}"
+    state = selectors.researcher_profile_page_state(slug)
+    if state is None or state.merged_into_id:
+        return None
+    fingerprint = repr((state.fields, request.get_full_path()))
+    digest = hashlib.md5(fingerprint.encode(), usedforsecurity=False).hexdigest()
+    return (
+        f"profile-page:{state.researcher_id}:{digest}",
+        services.profile_page_version_key(state.researcher_id),
+    )
 
 
 @require_GET
 def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
+    keys = _anonymous_page_key(request, slug)
+    works_version = None
+    if keys:
+        page_key, version_key = keys
+        found = cache.get_many([page_key, version_key])
+        works_version = found.get(version_key, "0")
+        cached = found.get(page_key)
+        if cached is not None and cached[0] == works_version:
+            return HttpResponse(cached[1])
     researcher = selectors.researcher_for_profile(slug)
     if researcher is None:
         return not_found(request, "researcher")
@@ -138,9 +151,6 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect(
             reverse("researcher-profile", args=[researcher.merged_into.slug]), permanent=True
         )
-    page_key = _anonymous_page_key(request, researcher)
-    if page_key and (cached := cache.get(page_key)) is not None:
-        return HttpResponse(cached)
     works = Work.objects.filter(
         pk__in=Authorship.objects.filter(researcher=researcher).values("work_id")
     )
@@ -159,8 +169,8 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     if request.htmx and request.htmx.target == "works":
         return render(request, "publications/_works_list.html", context)
     response = render(request, "researchers/profile.html", context)
-    if page_key:
-        cache.set(page_key, response.content, settings.PROFILE_PAGE_CACHE_SECONDS)
+    if keys:
+        cache.set(page_key, (works_version, response.content), settings.PROFILE_PAGE_CACHE_SECONDS)
     return response
 
 

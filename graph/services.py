@@ -175,23 +175,6 @@ FROM counts c
 WHERE r.id = c.id AND r.close_collaborators_count <> c.close_collaborators_count
 """
 
-_CLOSE_COUNT_REFRESH_ALL_SQL = f"""
-WITH counts AS (
-    SELECT id, count(*) AS close_collaborators_count FROM (
-        SELECT e.researcher_a_id AS id FROM graph_coauthoredge e WHERE {CLOSE_SQL}
-        UNION ALL
-        SELECT e.researcher_b_id FROM graph_coauthoredge e WHERE {CLOSE_SQL}
-    ) ends GROUP BY id
-),
-fresh AS (
-    SELECT r.id, coalesce(c.close_collaborators_count, 0) AS close_collaborators_count
-    FROM researchers_researcher r LEFT JOIN counts c ON c.id = r.id
-)
-UPDATE researchers_researcher r SET close_collaborators_count = f.close_collaborators_count
-FROM fresh f
-WHERE r.id = f.id AND r.close_collaborators_count <> f.close_collaborators_count
-"""
-
 
 @dataclass(frozen=True)
 class EdgesRefreshResult:
@@ -595,17 +578,63 @@ def coauthor_edges_drain() -> int:
 
 # --- Full rebuild ---------------------------------------------------------------------------
 
-_REBUILD_SLICE_SQL = """
-INSERT INTO graph_coauthoredge_build
-    (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
-SELECT x.researcher_id, y.researcher_id, count(*),
-       sum(round(1::numeric / (x.authors_count - 1), 12)),
-       min(x.publication_year), max(x.publication_year)
-FROM graph_rebuild_authors x
-JOIN graph_rebuild_authors y ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
-WHERE x.researcher_id %% %(slices)s = %(slice)s
-GROUP BY x.researcher_id, y.researcher_id
+# One slice's pairs, written in (a, b) order so each researcher's edges sit together on disk:
+# a drain's updates for one researcher then touch a few pages instead of one page per pair,
+# and a slice reads a researcher's edges from neighbouring pages. The same pairs, still in
+# memory, give this slice's part of every close-collaborators count (a-ends fall in this
+# slice only, b-ends in any), so the rebuild never scans the new table to count them.
+_REBUILD_SLICE_SQL = f"""
+WITH e AS MATERIALIZED (
+    SELECT x.researcher_id AS researcher_a_id, y.researcher_id AS researcher_b_id,
+           count(*) AS joint_works_count,
+           sum(round(1::numeric / (x.authors_count - 1), 12)) AS weight,
+           min(x.publication_year) AS first_year, max(x.publication_year) AS last_year
+    FROM graph_rebuild_authors x
+    JOIN graph_rebuild_authors y ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
+    WHERE x.researcher_id %% %(slices)s = %(slice)s
+    GROUP BY x.researcher_id, y.researcher_id
+),
+written AS (
+    INSERT INTO graph_coauthoredge_build
+        (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
+    SELECT researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year
+    FROM e ORDER BY researcher_a_id, researcher_b_id
+),
+counted AS (
+    INSERT INTO graph_rebuild_close (researcher_id, close_collaborators_count)
+    SELECT id, count(*) FROM (
+        SELECT e.researcher_a_id AS id FROM e WHERE {CLOSE_SQL}
+        UNION ALL
+        SELECT e.researcher_b_id FROM e WHERE {CLOSE_SQL}
+    ) ends GROUP BY id
+)
+SELECT count(*) FROM e
 """
+
+# The counts summed over the slices, then written only where they differ: most rows of a
+# rebuild over a current graph keep their count, and each researcher row written costs an entry
+# in every one of that table's indexes (several GIN among them). Rows without a close
+# collaborator any more go to 0 in a second statement, so neither needs a join of the whole
+# researchers table with itself.
+_REBUILD_CLOSE_SQL = (
+    """
+CREATE UNLOGGED TABLE graph_rebuild_close_total AS
+SELECT researcher_id, sum(close_collaborators_count)::int AS close_collaborators_count
+FROM graph_rebuild_close GROUP BY researcher_id
+""",
+    "ALTER TABLE graph_rebuild_close_total ADD PRIMARY KEY (researcher_id)",
+    "ANALYZE graph_rebuild_close_total",
+    """
+UPDATE researchers_researcher r SET close_collaborators_count = c.close_collaborators_count
+FROM graph_rebuild_close_total c
+WHERE r.id = c.researcher_id AND r.close_collaborators_count <> c.close_collaborators_count
+""",
+    """
+UPDATE researchers_researcher r SET close_collaborators_count = 0
+WHERE r.close_collaborators_count <> 0
+  AND NOT EXISTS (SELECT 1 FROM graph_rebuild_close_total c WHERE c.researcher_id = r.id)
+""",
+)
 
 
 # Free room in each page, so the drain's updates (no indexed column changes) stay on their page
@@ -641,14 +670,16 @@ def coauthor_edges_rebuild(
     work_mem: str = "1GB",
     on_progress: Callable[[str], None] | None = None,
 ) -> RebuildResult:
-    """Rebuild every coauthor edge from scratch, then every close-collaborators count.
+    """Rebuild every coauthor edge and every close-collaborators count from scratch.
 
     The new edges go into a table of their own, built by `workers` connections at once, each
     taking slices of the researchers (by id modulo `slices`, so every slice holds whole groups
-    and no pair is counted in two); the indexes are built after the rows, both at once; then
-    the new table replaces the old one in one short transaction. Pages keep reading the old
-    edges until then. Refreshes after import batches wait for the rebuild (the edges lock),
-    and the ones that queued up meanwhile are drained afterwards by the caller.
+    and no pair is counted in two) and counting the close collaborators of its pairs as it
+    goes; the indexes are built after the rows, both at once, while a third connection writes
+    the counts that changed; then the new table replaces the old one in one short transaction.
+    Pages keep reading the old edges until then. Refreshes after import batches wait for the
+    rebuild (the edges lock), and the ones that queued up meanwhile are drained afterwards by
+    the caller.
     """
     say = on_progress or (lambda step: None)
     steps: dict[str, float] = {}
@@ -667,7 +698,10 @@ def coauthor_edges_rebuild(
         cursor.execute("SELECT pg_advisory_lock(%s)", [EDGES_LOCK_KEY])
     try:
         began = time.monotonic()
-        sql("DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_authors")
+        sql(
+            "DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_authors,"
+            " graph_rebuild_close, graph_rebuild_close_total"
+        )
         # One snapshot for both: the bylines pending now are in the authorships read here, so
         # they are dropped; those committed later stay pending and are applied afterwards.
         with transaction.atomic(), connection.cursor() as cursor:
@@ -688,13 +722,21 @@ def coauthor_edges_rebuild(
             " (LIKE graph_coauthoredge INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"
             f" WITH (fillfactor = {EDGES_FILLFACTOR})"
         )
+        sql(
+            "CREATE UNLOGGED TABLE graph_rebuild_close"
+            " (researcher_id bigint NOT NULL, close_collaborators_count integer NOT NULL)"
+        )
         step("authorships", began)
 
         began = time.monotonic()
+        slice_edges: list[int] = []
 
         def build_slice(number: int) -> Callable[[], None]:
             def job() -> None:
-                sql(_REBUILD_SLICE_SQL, {"slices": slices, "slice": number})
+                with connection.cursor() as cursor:
+                    cursor.execute(f"SET work_mem = '{work_mem}'")
+                    cursor.execute(_REBUILD_SLICE_SQL, {"slices": slices, "slice": number})
+                    slice_edges.append(cursor.fetchone()[0])
                 say(f"slice {number + 1}/{slices}")
 
             return job
@@ -702,7 +744,21 @@ def coauthor_edges_rebuild(
         _run_in_threads([build_slice(n) for n in range(slices)], workers=workers)
         step("pairs", began)
 
+        # The counts are written while the indexes are built, on a third connection: the
+        # update waits on the researchers table's own indexes, the builds on sorting. They are
+        # committed before the swap, so for the length of the index builds the counts are the
+        # new ones and the edges the old ones (nothing else writes either: the edges lock).
         began = time.monotonic()
+        close_seconds: list[float] = []
+
+        def close_counts() -> None:
+            close_began = time.monotonic()
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(f"SET LOCAL work_mem = '{work_mem}'")
+                for statement in _REBUILD_CLOSE_SQL:
+                    cursor.execute(statement)
+            close_seconds.append(time.monotonic() - close_began)
+
         _run_in_threads(
             [
                 lambda: sql(
@@ -713,9 +769,12 @@ def coauthor_edges_rebuild(
                     "CREATE INDEX graph_coauthoredge_build_b_idx"
                     " ON graph_coauthoredge_build (researcher_b_id, researcher_a_id)"
                 ),
+                close_counts,
             ],
-            workers=2,
+            workers=3,
         )
+        steps["close collaborators"] = round(close_seconds[0], 3)
+        say("close collaborators")
         step("indexes", began)
 
         began = time.monotonic()
@@ -730,20 +789,12 @@ def coauthor_edges_rebuild(
                 ALTER TABLE graph_coauthoredge
                     RENAME CONSTRAINT graph_coauthoredge_build_pkey TO graph_coauthoredge_pkey;
                 ALTER INDEX graph_coauthoredge_build_b_idx RENAME TO coauthor_edge_b_idx;
-                DROP TABLE graph_rebuild_authors;
+                DROP TABLE graph_rebuild_authors, graph_rebuild_close, graph_rebuild_close_total;
                 """
             )
         sql("ANALYZE graph_coauthoredge")
         step("swap", began)
-
-        began = time.monotonic()
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL work_mem = '{work_mem}'")
-            cursor.execute(_CLOSE_COUNT_REFRESH_ALL_SQL)
-        step("close collaborators", began)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM graph_coauthoredge")
-            edges = cursor.fetchone()[0]
+        edges = sum(slice_edges)
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [EDGES_LOCK_KEY])

@@ -31,12 +31,11 @@ def researcher_by_slug(slug: str) -> Researcher | None:
 
 
 def researcher_for_profile(slug: str) -> Researcher | None:
-    """The record behind /researchers/<slug>/, with what the page header needs joined."""
-    return (
-        Researcher.objects.select_related("merged_into", "last_known_institution")
-        .filter(slug=slug)
-        .first()
-    )
+    """The record behind /researchers/<slug>/, with what the page header needs joined (a
+    merged record's survivor is read only when it is redirected to)."""
+    # No .first(): its ORDER BY costs compiling time on every page for a unique key.
+    found = list(Researcher.objects.select_related("last_known_institution").filter(slug=slug))
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, slots=True)

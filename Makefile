@@ -49,6 +49,7 @@ test: services install lint
 	$(BIN)/pytest
 
 bench: migrate
+	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }
 	$(PY) -m tests.bench.import_bench --works $(BENCH_WORKS)
 	$(PY) -m tests.bench.search_bench
 	$(PY) -m tests.bench.graph_bench

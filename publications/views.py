@@ -11,7 +11,7 @@ from researchers.selectors import researchers_public
 from researchers.views import not_found
 
 from .models import Authorship, Topic, Work, WorkTopic
-from .selectors import LISTED_AUTHORS, works_newest_first, works_with_details
+from .selectors import works_listed, works_newest_first, works_with_details
 
 
 def article_jsonld(request: HttpRequest, work: Work) -> dict:
@@ -78,7 +78,7 @@ def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .order_by("-cited_by_count", "id")[:24]
     )
     works = works_newest_first(
-        works_with_details(authors_limit=LISTED_AUTHORS).filter(
+        works_listed().filter(
             Exists(WorkTopic.objects.filter(topic=topic, work=OuterRef("pk")))
         )
     )

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
 from publications.filters import WorkListFilter
 from publications.models import Authorship, Topic, Work, WorkTopic
-from publications.selectors import LISTED_AUTHORS, works_for_researcher, works_with_details
+from publications.selectors import works_for_researcher, works_listed
 
 from . import selectors, services
 from .models import Institution, Researcher
@@ -45,7 +45,7 @@ def _site_counts() -> dict[str, int]:
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     recent_works = (
-        works_with_details(authors_limit=LISTED_AUTHORS)
+        works_listed()
         .exclude(publication_date__isnull=True)
         .order_by("-publication_date", "-id")[:8]
     )
@@ -161,7 +161,7 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
         **_works_page(
             request,
-            works_for_researcher(researcher, authors_limit=LISTED_AUTHORS),
+            works_for_researcher(researcher, listed=True),
             base_url=reverse("researcher-profile", args=[researcher.slug]),
         ),
         **_work_facets(works),
@@ -220,7 +220,7 @@ def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "researchers": researchers,
         **_works_page(
             request,
-            works_with_details(authors_limit=LISTED_AUTHORS).filter(
+            works_listed().filter(
                 Exists(
                     Authorship.objects.filter(
                         work=OuterRef("pk"), institution_ids__contains=[institution.pk]

@@ -78,9 +78,7 @@ def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .order_by("-cited_by_count", "id")[:24]
     )
     works = works_newest_first(
-        works_listed().filter(
-            Exists(WorkTopic.objects.filter(topic=topic, work=OuterRef("pk")))
-        )
+        works_listed().filter(Exists(WorkTopic.objects.filter(topic=topic, work=OuterRef("pk"))))
     )
     page = Paginator(works, 20).get_page(request.GET.get("page"))
     ancestors = []

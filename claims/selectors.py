@@ -11,6 +11,7 @@ from typing import Any
 
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
+from django.db import connection
 from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404
 
@@ -107,6 +108,24 @@ class ClaimPanel:
     trust_band: str = ""
 
 
+# Both counts in one round trip: every profile page rendered shows them.
+_OPEN_CLAIMS_AND_DISPUTES_SQL = f"""
+SELECT (SELECT count(*) FROM {Claim._meta.db_table}
+        WHERE researcher_id = %(id)s AND status = %(pending)s),
+       (SELECT count(*) FROM {Report._meta.db_table}
+        WHERE researcher_id = %(id)s AND status = %(open)s)
+"""
+
+
+def _open_claims_and_disputes(researcher_id: int) -> tuple[int, int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _OPEN_CLAIMS_AND_DISPUTES_SQL,
+            {"id": researcher_id, "pending": ClaimStatus.PENDING, "open": ReportStatus.OPEN},
+        )
+        return cursor.fetchone()
+
+
 def claim_panel(*, researcher: Researcher, user: Any) -> ClaimPanel:
     """A handful of small queries whatever the record's size (the profile counts its queries)."""
     panel = ClaimPanel(
@@ -114,11 +133,8 @@ def claim_panel(*, researcher: Researcher, user: Any) -> ClaimPanel:
         is_claimed=researcher.claimed_by_id is not None,
         trust_band=trust_band(researcher.trust_score),
     )
-    counts = Claim.objects.filter(researcher=researcher, status=ClaimStatus.PENDING).count()
+    counts, panel.open_disputes_count = _open_claims_and_disputes(researcher.pk)
     panel.open_claims_count = counts
-    panel.open_disputes_count = Report.objects.filter(
-        researcher=researcher, status=ReportStatus.OPEN
-    ).count()
     if not getattr(user, "is_authenticated", False):
         return panel
     panel.viewer_is_claimant = researcher.claimed_by_id == user.pk

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -57,9 +57,20 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "researchers/home.html", context)
 
 
-def _works_page(request: HttpRequest, works, *, base_url: str) -> dict:  # noqa: ANN001
+def _works_page(
+    request: HttpRequest,
+    works,  # noqa: ANN001
+    *,
+    base_url: str,
+    unfiltered_count: int | None = None,
+) -> dict:
+    """The page of works the request asks for. unfiltered_count, when the caller counted
+    `works` already, saves counting them again unless a filter narrows the list."""
     work_filter = WorkListFilter(request.GET, queryset=works)
     paginator = Paginator(work_filter.qs, WORKS_PER_PAGE)
+    narrowed = any(work_filter.form.cleaned_data.get(name) for name in ("year", "type", "topic"))
+    if unfiltered_count is not None and not narrowed:
+        paginator.count = unfiltered_count
     page = paginator.get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
@@ -72,16 +83,20 @@ def _works_page(request: HttpRequest, works, *, base_url: str) -> dict:  # noqa:
 
 
 def _work_facets(works) -> dict:  # noqa: ANN001
-    """Choices for the year, type and topic filters, from the works being listed."""
-    years_and_types = list(works.order_by().values_list("publication_year", "type").distinct())
-    years = {year for year, _ in years_and_types}
-    types = {work_type for _, work_type in years_and_types}
+    """Choices for the year, type and topic filters, from the works being listed, and how many
+    works there are (works_total)."""
+    years_and_types = list(
+        works.order_by().values_list("publication_year", "type").annotate(works=Count("id"))
+    )
+    years = {year for year, _, _ in years_and_types}
+    types = {work_type for _, work_type, _ in years_and_types}
     topic_ids = WorkTopic.objects.filter(work__in=works.order_by().values("pk")).values("topic_id")
     topics = Topic.objects.filter(pk__in=topic_ids).only("id", "name", "code").order_by("name")[:50]
     return {
         "facet_years": sorted((y for y in years if y), reverse=True),
         "facet_types": sorted(t for t in types if t),
         "facet_topics": topics,
+        "works_total": sum(count for _, _, count in years_and_types),
     }
 
 
@@ -154,17 +169,19 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     works = Work.objects.filter(
         pk__in=Authorship.objects.filter(researcher=researcher).values("work_id")
     )
+    facets = _work_facets(works)
     context = {
         "researcher": researcher,
         "person_jsonld": person_jsonld(request, researcher),
         "is_following": selectors.researcher_is_followed_by(researcher, request.user),
         "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
+        **facets,
         **_works_page(
             request,
             works_for_researcher(researcher, listed=True),
             base_url=reverse("researcher-profile", args=[researcher.slug]),
+            unfiltered_count=facets["works_total"],
         ),
-        **_work_facets(works),
     }
     if request.htmx and request.htmx.target == "works":
         return render(request, "publications/_works_list.html", context)

@@ -19,7 +19,7 @@ from researchers.models import Affiliation, Institution, Researcher
 from researchers.selectors import researchers_matching_name, researchers_public
 
 from . import keys
-from .models import CLOSE_SQL, MAX_AUTHORS_FOR_EDGES, CoauthorEdge
+from .models import CLOSE_SQL, MAX_AUTHORS_FOR_EDGES, SLICE_SUMMARY_MIN_WORKS, CoauthorEdge
 
 # The one definition of "close collaborators", shown as the tooltip of the profile count and
 # used for every count and list (graph.models.CLOSE_SQL is the same rule in SQL).
@@ -103,6 +103,33 @@ ORDER BY top.works DESC, t.id
 """
 
 
+# The same rows for a record with a SliceSummary (many works): the works and topics it names,
+# in its order, read from their own rows. No rows when the record has no summary (yet).
+_SUMMARY_WORKS_SQL = """
+SELECT w.id, w.title, w.publication_year, w.publication_date, w.cited_by_count, w.type,
+       w.authors_count, picked.why
+FROM graph_slicesummary s
+CROSS JOIN LATERAL (
+    SELECT id, 'recent' AS why, n FROM unnest(s.recent_work_ids) WITH ORDINALITY AS r(id, n)
+    UNION ALL
+    SELECT id, 'cited', cardinality(s.recent_work_ids) + n
+    FROM unnest(s.cited_work_ids) WITH ORDINALITY AS c(id, n)
+) picked
+JOIN publications_work w ON w.id = picked.id
+WHERE s.researcher_id = %(id)s
+ORDER BY picked.n
+"""
+
+_SUMMARY_TOPICS_SQL = """
+SELECT t.id, t.name, t.code, picked.works
+FROM graph_slicesummary s
+CROSS JOIN LATERAL unnest(s.topic_ids, s.topic_works) AS picked(id, works)
+JOIN publications_topic t ON t.id = picked.id
+WHERE s.researcher_id = %(id)s
+ORDER BY picked.works DESC, t.id
+"""
+
+
 def _node(kind: str, pk: int, label: str, url: str, weight: float, **extra: Any) -> dict[str, Any]:
     return {
         "id": f"{kind[0]}:{pk}",
@@ -133,7 +160,8 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
     current affiliation and 0.5 for a past one).
     Edges: coauthor (weight = coauthor weight, with joint works and years), authored (person to
     work), about (work to topic with the topic score; researcher to topic with their works on
-    it) and affiliated (person to institution). Eight queries, whatever the record's size.
+    it) and affiliated (person to institution). Eight or nine queries, whatever the record's
+    size: the works and topics of a record with many works come from its SliceSummary.
     """
     rid = researcher.id
     center = f"r:{rid}"
@@ -148,12 +176,23 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
             {"ids": people[1:], "limit": SLICE_CAPS["coauthor_edges_among_collaborators"]},
         )
         among = cursor.fetchall()
-        cursor.execute(
-            _WORKS_SQL,
-            {"id": rid, "recent": SLICE_CAPS["recent_works"], "cited": SLICE_CAPS["cited_works"]},
-        )
-        work_rows = cursor.fetchall()
-        cursor.execute(_TOPICS_SQL, {"id": rid, "limit": SLICE_CAPS["topics"]})
+        work_rows = []
+        if researcher.works_count >= SLICE_SUMMARY_MIN_WORKS:
+            cursor.execute(_SUMMARY_WORKS_SQL, {"id": rid})
+            work_rows = cursor.fetchall()
+        if work_rows:
+            cursor.execute(_SUMMARY_TOPICS_SQL, {"id": rid})
+        else:
+            cursor.execute(
+                _WORKS_SQL,
+                {
+                    "id": rid,
+                    "recent": SLICE_CAPS["recent_works"],
+                    "cited": SLICE_CAPS["cited_works"],
+                },
+            )
+            work_rows = cursor.fetchall()
+            cursor.execute(_TOPICS_SQL, {"id": rid, "limit": SLICE_CAPS["topics"]})
         topic_rows = cursor.fetchall()
 
     nodes.append(

@@ -231,3 +231,53 @@ def test_the_explorer_for_an_unknown_researcher_is_404(client, db):
 
 def test_the_explorer_refuses_post(client, db):
     assert client.post(reverse("graph:explorer")).status_code == 405
+
+
+def test_a_record_with_many_works_shows_the_same_slice_from_its_summary(
+    client, run_import, purge_graph_queue, tmp_path: Path, monkeypatch
+):
+    from graph import selectors
+    from graph.models import SliceSummary
+
+    # Every record counts as one with many works, so this small corpus gets summaries.
+    monkeypatch.setattr(services, "SLICE_SUMMARY_MIN_WORKS", 1)
+    hub = author("A9630000000", "Hub Person")
+
+    def records(cited_shift: int) -> list[dict]:
+        return [
+            work(
+                n,
+                [hub, author(f"A96300{(n % 12) + 1:05d}")],
+                year=None if n % 9 == 0 else 2000 + n % 7,  # ties, and works without a year
+                cited=(n * 7 + cited_shift) % 23,
+                topic=f"T97{n % 11:04d}",
+            )
+            for n in range(60)
+        ]
+
+    run_import(write_jsonl(tmp_path / "v1.jsonl", records(0)))
+    services.coauthor_edges_drain()
+    researcher = Researcher.objects.get(openalex_id="A9630000000")
+
+    def both() -> tuple[dict, dict]:
+        researcher.refresh_from_db()
+        monkeypatch.setattr(selectors, "SLICE_SUMMARY_MIN_WORKS", 1)
+        summarised = selectors.graph_slice_build(researcher)
+        monkeypatch.setattr(selectors, "SLICE_SUMMARY_MIN_WORKS", 10**9)
+        return summarised, selectors.graph_slice_build(researcher)
+
+    assert SliceSummary.objects.filter(researcher=researcher).exists()
+    summarised, live = both()
+    assert summarised == live
+    assert len([n for n in live["nodes"] if n["type"] == "work"]) > SLICE_CAPS["recent_works"]
+
+    # New citations reach the summary with the batch that brings them.
+    run_import(write_jsonl(tmp_path / "v2.jsonl", records(11)))
+    summarised_again, live_again = both()
+    assert summarised_again == live_again
+    assert summarised_again != summarised
+
+    # Below the threshold the summary goes, and the slice reads the works themselves.
+    monkeypatch.setattr(services, "SLICE_SUMMARY_MIN_WORKS", 10**9)
+    services.researcher_metrics_refresh(researcher_ids=[researcher.id])
+    assert not SliceSummary.objects.filter(researcher=researcher).exists()

@@ -6,8 +6,9 @@ import uuid
 from collections.abc import Collection
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
+from django.utils import timezone
 
 from .models import Follow, Researcher
 
@@ -17,9 +18,17 @@ def follow_create(*, user, researcher: Researcher) -> bool:  # noqa: ANN001 - th
     """Follow a researcher. Returns False when the user already followed them.
 
     The unique constraint decides between two concurrent clicks; the count moves only for the
-    click whose row was inserted, so it stays exact.
+    click whose row was inserted, so it stays exact. ON CONFLICT rather than get_or_create:
+    when a concurrent unfollow removed the row get_or_create collided with, its second look
+    found nothing and it raised the IntegrityError.
     """
-    _, created = Follow.objects.get_or_create(user=user, researcher=researcher)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {Follow._meta.db_table} (user_id, researcher_id, created_at)"
+            " VALUES (%s, %s, %s) ON CONFLICT (user_id, researcher_id) DO NOTHING",
+            [user.pk, researcher.pk, timezone.now()],
+        )
+        created = cursor.rowcount == 1
     if created:
         Researcher.objects.filter(pk=researcher.pk).update(followers_count=F("followers_count") + 1)
     return created

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import orjson
 from django.utils.text import slugify
@@ -275,6 +276,23 @@ _TOPIC_COLUMNS = [
 ]
 
 
+def _topic_row(
+    topic: TopicRecord, *, hashed: str, updated_at: datetime | None
+) -> tuple[object, ...]:
+    """A topic's row in _TOPIC_COLUMNS order; a topic known only as an ancestor of another has
+    no hash or date of its own, so a later full record of it always updates it."""
+    return (
+        topic.external_id,
+        topic.name[:300],
+        topic.code,
+        topic.level,
+        topic.parent_external_id,
+        topic.description,
+        hashed,
+        updated_at,
+    )
+
+
 def _link_topic_parents(cursor, stage: str) -> None:  # noqa: ANN001
     cursor.execute(
         f"""
@@ -293,19 +311,7 @@ def upsert_topic_refs(cursor, topics: Iterable[TopicRecord]) -> None:  # noqa: A
         cursor,
         "stage_topic_ref",
         _TOPIC_COLUMNS,
-        [
-            (
-                t.external_id,
-                t.name[:300],
-                t.code,
-                t.level,
-                t.parent_external_id,
-                t.description,
-                "",
-                None,
-            )
-            for t in unique.values()
-        ],
+        [_topic_row(t, hashed="", updated_at=None) for t in unique.values()],
     )
     cursor.execute(
         """
@@ -326,19 +332,7 @@ def write_topics(
         cursor,
         "stage_topic",
         _TOPIC_COLUMNS,
-        [
-            (
-                t.external_id,
-                t.name[:300],
-                t.code,
-                t.level,
-                t.parent_external_id,
-                t.description,
-                content_hash(t),
-                t.source_updated_at,
-            )
-            for t, _ in records
-        ],
+        [_topic_row(t, hashed=content_hash(t), updated_at=t.source_updated_at) for t, _ in records],
     )
     cursor.execute(
         """

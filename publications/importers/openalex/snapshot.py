@@ -135,31 +135,21 @@ def plan_chunks(file: SnapshotFile, *, chunk_lines: int) -> list[ChunkPlan]:
     line = 0
     offset = 0
     chunk_start_line, chunk_start_byte = 0, 0
+
+    def plan(start_line: int, end_line: int, start_byte: int) -> ChunkPlan:
+        return ChunkPlan(
+            file.path, file.entity, start_line, end_line, start_byte if seekable else None
+        )
+
     with _open_binary(file.path) as handle:
         for raw_line in handle:
             line += 1
             offset += len(raw_line)
             if line - chunk_start_line == chunk_lines:
-                plans.append(
-                    ChunkPlan(
-                        file.path,
-                        file.entity,
-                        chunk_start_line,
-                        line,
-                        chunk_start_byte if seekable else None,
-                    )
-                )
+                plans.append(plan(chunk_start_line, line, chunk_start_byte))
                 chunk_start_line, chunk_start_byte = line, offset
     if line > chunk_start_line:
-        plans.append(
-            ChunkPlan(
-                file.path,
-                file.entity,
-                chunk_start_line,
-                line,
-                chunk_start_byte if seekable else None,
-            )
-        )
+        plans.append(plan(chunk_start_line, line, chunk_start_byte))
     return plans
 
 

@@ -1,48 +1,39 @@
-"""The works list filters of profile, topic and institution pages (django-filter)."""
+"""The works list filters of profile, topic and institution pages."""
 
 from __future__ import annotations
 
-import django_filters
-from django.db.models import Exists, F, OuterRef, QuerySet
+from typing import Any
 
-from .models import Work, WorkTopic
+from django import forms
 
-SORTS = {
-    "newest": (F("publication_date").desc(nulls_last=True), "-id"),
-    "cited": ("-cited_by_count", F("publication_date").desc(nulls_last=True), "-id"),
-}
+SORTS = ("newest", "cited")
 
 
-class WorkListFilter(django_filters.FilterSet):
-    """Year, type and topic filters plus the sort order. Invalid values are ignored with the
-    form's error shown, never a server error."""
+class WorkListForm(forms.Form):
+    """Year, type and topic filters plus the sort order, read from the query string. A value
+    that does not validate is left out of cleaned_data, so it is ignored (and the form's error
+    shown), never a server error."""
 
-    year = django_filters.NumberFilter(
-        field_name="publication_year", min_value=1000, max_value=3000
+    sort = forms.ChoiceField(
+        choices=[("newest", "Newest first"), ("cited", "Most cited")], required=False
     )
-    type = django_filters.CharFilter(field_name="type", max_length=40)
-    topic = django_filters.NumberFilter(method="filter_topic", min_value=1)
-    sort = django_filters.ChoiceFilter(
-        choices=[("newest", "Newest first"), ("cited", "Most cited")],
-        method="filter_sort",
-        empty_label=None,
-    )
+    year = forms.IntegerField(min_value=1000, max_value=3000, required=False)
+    type = forms.CharField(max_length=40, required=False)
+    topic = forms.IntegerField(min_value=1, required=False)
 
-    class Meta:
-        model = Work
-        fields: list[str] = []
-
-    def filter_topic(self, queryset: QuerySet[Work], name: str, value: int) -> QuerySet[Work]:
-        return queryset.filter(
-            Exists(WorkTopic.objects.filter(work=OuterRef("pk"), topic_id=value))
-        )
-
-    def filter_sort(self, queryset: QuerySet[Work], name: str, value: str) -> QuerySet[Work]:
-        return queryset.order_by(*SORTS.get(value, SORTS["newest"]))
+    def works_filters(self) -> dict[str, Any]:
+        """The valid filters, for publications.selectors.WorkListing."""
+        self.is_valid()
+        data = self.cleaned_data
+        return {
+            "sort": data.get("sort") or "newest",
+            "year": data.get("year"),
+            "type": data.get("type") or None,
+            "topic_id": data.get("topic"),
+        }
 
     @property
-    def qs(self) -> QuerySet[Work]:
-        queryset = super().qs
-        if not self.form.cleaned_data.get("sort"):
-            queryset = queryset.order_by(*SORTS["newest"])
-        return queryset
+    def narrows(self) -> bool:
+        """Whether a valid filter leaves out some of the works (sorting leaves out none)."""
+        self.is_valid()
+        return any(self.cleaned_data.get(name) for name in ("year", "type", "topic"))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
-from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import F, OuterRef, Prefetch, QuerySet
-from django.db.models.functions import JSONObject
+from django.db import connection
+from django.db.models import F, Prefetch, QuerySet
 
 from researchers.models import Researcher
 
@@ -63,49 +64,199 @@ def works_with_details() -> QuerySet[Work]:
     )
 
 
-def works_listed() -> QuerySet[Work]:
-    """Works as listings show them (publications/_work_item.html), in one query: the venue
-    joined, and on each work `listed_authors`, the first LISTED_AUTHORS of its byline in order
-    ({"researcher_id", "slug", "name", "raw_name"} each; slug and name are null for an author
-    with no researcher record), and `listed_topics`, strongest first ({"id", "name", "code"}).
-
-    Plain lists built by PostgreSQL rather than prefetched model instances: a profile page lists
-    twenty works with up to twelve authors each, and prefetching them cost two more queries and
-    a few hundred model instances per page.
-    """
-    authors = (
-        Authorship.objects.filter(work=OuterRef("pk"), position__lte=LISTED_AUTHORS)
-        .order_by("position")
-        .values(
-            json=JSONObject(
-                researcher_id="researcher_id",
-                slug="researcher__slug",
-                name="researcher__display_name",
-                raw_name="raw_name",
-            )
-        )
-    )
-    topics = (
-        WorkTopic.objects.filter(work=OuterRef("pk"))
-        .order_by("-score", "topic__name")
-        .values(json=JSONObject(id="topic_id", name="topic__name", code="topic__code"))
-    )
-    return Work.objects.select_related("source").annotate(
-        listed_authors=ArraySubquery(authors), listed_topics=ArraySubquery(topics)
-    )
-
-
 def works_newest_first(queryset: QuerySet[Work]) -> QuerySet[Work]:
     """Newest first; undated works go last (PostgreSQL would put NULLs first on DESC), and the
     id breaks ties so pages never repeat or skip a work."""
     return queryset.order_by(F("publication_date").desc(nulls_last=True), "-id")
 
 
-def works_for_researcher(researcher: Researcher, *, listed: bool = False) -> QuerySet[Work]:
-    """The researcher's works, newest first, with details (works_with_details), or as listings
-    show them when `listed` (works_listed). A semi-join (IN) rather than a join, so a researcher
-    listed twice on one byline still sees the work once; PostgreSQL drives it from the
-    (researcher, work) index instead of scanning every work."""
+def works_for_researcher(researcher: Researcher) -> QuerySet[Work]:
+    """The researcher's works, newest first, with details (works_with_details). A semi-join
+    (IN) rather than a join, so a researcher listed twice on one byline still sees the work
+    once; PostgreSQL drives it from the (researcher, work) index instead of scanning every
+    work. Pages list works with WorkListing."""
     authored = Authorship.objects.filter(researcher=researcher).values("work_id")
-    works = works_listed() if listed else works_with_details()
-    return works_newest_first(works.filter(pk__in=authored))
+    return works_newest_first(works_with_details().filter(pk__in=authored))
+
+
+# --- Listings --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListedWork:
+    """A work as listings show it (publications/_work_item.html): `listed_authors` is the start
+    of its byline in order ({"slug", "name", "raw_name"} each; slug and name are null for an
+    author with no researcher record), `listed_topics` its topics strongest first ({"id",
+    "name", "code"})."""
+
+    pk: int
+    title: str
+    type: str
+    publication_year: int | None
+    abstract: str
+    doi: str | None
+    arxiv_id: str | None
+    code_url: str
+    cited_by_count: int
+    authors_count: int
+    source_short_name: str | None
+    listed_authors: list[dict[str, Any]]
+    listed_topics: list[dict[str, Any]]
+
+
+# Which works a listing holds. Fixed SQL; the values travel as parameters.
+_LISTING_SCOPES = {
+    # A semi-join, so a researcher listed twice on one byline still sees the work once.
+    "researcher": "w.id IN (SELECT work_id FROM publications_authorship"
+    " WHERE researcher_id = %(researcher_id)s)",
+    "topic": "EXISTS (SELECT 1 FROM publications_worktopic wt"
+    " WHERE wt.work_id = w.id AND wt.topic_id = %(topic_scope_id)s)",
+    "institution": "EXISTS (SELECT 1 FROM publications_authorship a"
+    " WHERE a.work_id = w.id AND a.institution_ids @> ARRAY[%(institution_id)s]::bigint[])",
+    "dated": "w.publication_date IS NOT NULL",
+}
+_LISTING_FILTERS = {
+    "year": "w.publication_year = %(year)s",
+    "type": "w.type = %(type)s",
+    "topic_id": "EXISTS (SELECT 1 FROM publications_worktopic ft"
+    " WHERE ft.work_id = w.id AND ft.topic_id = %(topic_id)s)",
+}
+# Newest first puts undated works last; the id breaks ties so pages never repeat or skip one.
+_LISTING_ORDERS = {
+    "newest": "w.publication_date DESC NULLS LAST, w.id DESC",
+    "cited": "w.cited_by_count DESC, w.publication_date DESC NULLS LAST, w.id DESC",
+}
+# The byline's start and the topics are built by PostgreSQL inside the page's own query (the
+# subqueries run for the rows of the page only, after the sort and limit), so a page of twenty
+# works is one statement and no model instances.
+_LISTING_PAGE_SQL = f"""
+SELECT w.id, w.title, w.type, w.publication_year, w.abstract, w.doi, w.arxiv_id, w.code_url,
+       w.cited_by_count, w.authors_count, coalesce(nullif(s.abbreviated_name, ''), s.name),
+       (SELECT coalesce(json_agg(json_build_object(
+                   'slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name)
+                   ORDER BY a.position), '[]')
+        FROM publications_authorship a LEFT JOIN researchers_researcher r ON r.id = a.researcher_id
+        WHERE a.work_id = w.id AND a.position <= {LISTED_AUTHORS}),
+       (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'code', t.code)
+                   ORDER BY wt.score DESC, t.name), '[]')
+        FROM publications_worktopic wt JOIN publications_topic t ON t.id = wt.topic_id
+        WHERE wt.work_id = w.id)
+FROM publications_work w LEFT JOIN publications_source s ON s.id = w.source_id
+WHERE {{where}}
+ORDER BY {{order}}
+LIMIT %(limit)s OFFSET %(offset)s
+"""
+_LISTING_COUNT_SQL = "SELECT count(*) FROM publications_work w WHERE {where}"
+
+
+class WorkListing:
+    """The works of one listing, as ListedWork rows, filtered and sorted as the page's
+    WorkListForm asks. Countable and sliceable, so Django's Paginator pages through it: each
+    page is one SQL statement, and the count another unless the caller knows it (`total`).
+
+    Raw SQL on purpose: this is the body of the busiest page, and building and compiling the
+    equivalent ORM query cost more than PostgreSQL took to run it.
+    """
+
+    def __init__(
+        self,
+        *,
+        scope: str,
+        scope_id: int | None = None,
+        year: int | None = None,
+        type: str | None = None,  # noqa: A002 - the name of the filter
+        topic_id: int | None = None,
+        sort: str = "newest",
+        total: int | None = None,
+    ) -> None:
+        conditions = [_LISTING_SCOPES[scope]]
+        self._params: dict[str, Any] = {
+            "researcher_id": scope_id,
+            "topic_scope_id": scope_id,
+            "institution_id": scope_id,
+        }
+        for name, value in (("year", year), ("type", type), ("topic_id", topic_id)):
+            if value is not None:
+                conditions.append(_LISTING_FILTERS[name])
+                self._params[name] = value
+        self._where = " AND ".join(conditions)
+        self._order = _LISTING_ORDERS[sort if sort in _LISTING_ORDERS else "newest"]
+        self._total = total
+
+    @classmethod
+    def for_researcher(cls, researcher_id: int, **filters: Any) -> WorkListing:
+        return cls(scope="researcher", scope_id=researcher_id, **filters)
+
+    @classmethod
+    def for_topic(cls, topic_id: int, **filters: Any) -> WorkListing:
+        return cls(scope="topic", scope_id=topic_id, **filters)
+
+    @classmethod
+    def for_institution(cls, institution_id: int, **filters: Any) -> WorkListing:
+        return cls(scope="institution", scope_id=institution_id, **filters)
+
+    @classmethod
+    def recent(cls) -> WorkListing:
+        """Every dated work, newest first (the home page)."""
+        return cls(scope="dated")
+
+    def count(self) -> int:
+        if self._total is None:
+            with connection.cursor() as cursor:
+                cursor.execute(_LISTING_COUNT_SQL.format(where=self._where), self._params)
+                self._total = cursor.fetchone()[0]
+        return self._total
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, rows: slice) -> list[ListedWork]:
+        if not isinstance(rows, slice) or rows.step is not None:
+            raise TypeError("a WorkListing is read a page at a time, by slice")
+        offset = rows.start or 0
+        limit = max(0, rows.stop - offset) if rows.stop is not None else None
+        sql = _LISTING_PAGE_SQL.format(where=self._where, order=self._order)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, {**self._params, "limit": limit, "offset": offset})
+            return [ListedWork(*row) for row in cursor.fetchall()]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkFacets:
+    """What the filters of a researcher's works list offer: the years (newest first), types
+    and topics (by name, at most FACET_TOPICS) of their works, and how many works they have."""
+
+    years: list[int]
+    types: list[str]
+    topics: list[dict[str, Any]]
+    works_total: int
+
+
+FACET_TOPICS = 50
+_RESEARCHER_FACETS_SQL = f"""
+WITH authored AS MATERIALIZED (
+    SELECT w.id, w.publication_year, w.type FROM publications_work w
+    WHERE w.id IN (SELECT work_id FROM publications_authorship WHERE researcher_id = %(id)s)
+)
+SELECT
+    (SELECT count(*) FROM authored),
+    (SELECT coalesce(array_agg(DISTINCT publication_year), '{{}}') FROM authored
+     WHERE publication_year IS NOT NULL),
+    (SELECT coalesce(array_agg(DISTINCT type), '{{}}') FROM authored WHERE type <> ''),
+    (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'code', code)
+                     ORDER BY name), '[]')
+     FROM (SELECT t.id, t.name, t.code FROM publications_topic t
+           WHERE t.id IN (SELECT topic_id FROM publications_worktopic
+                          WHERE work_id IN (SELECT id FROM authored))
+           ORDER BY t.name LIMIT {FACET_TOPICS}) listed)
+"""
+
+
+def work_facets_for_researcher(researcher_id: int) -> WorkFacets:
+    """The researcher's works' facets, in one statement whatever the number of works."""
+    with connection.cursor() as cursor:
+        cursor.execute(_RESEARCHER_FACETS_SQL, {"id": researcher_id})
+        total, years, types, topics = cursor.fetchone()
+    return WorkFacets(
+        years=sorted(years, reverse=True), types=sorted(types), topics=topics, works_total=total
+    )

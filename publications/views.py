@@ -11,7 +11,7 @@ from researchers.selectors import researchers_public
 from researchers.views import not_found
 
 from .models import Authorship, Topic, Work, WorkTopic
-from .selectors import works_listed, works_newest_first, works_with_details
+from .selectors import WorkListing, works_with_details
 
 
 def article_jsonld(request: HttpRequest, work: Work) -> dict:
@@ -77,10 +77,7 @@ def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .select_related("last_known_institution")
         .order_by("-cited_by_count", "id")[:24]
     )
-    works = works_newest_first(
-        works_listed().filter(Exists(WorkTopic.objects.filter(topic=topic, work=OuterRef("pk"))))
-    )
-    page = Paginator(works, 20).get_page(request.GET.get("page"))
+    page = Paginator(WorkListing.for_topic(topic.pk), 20).get_page(request.GET.get("page"))
     ancestors = []
     node = topic.parent
     while node is not None and len(ancestors) < 3:
@@ -95,4 +92,4 @@ def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "works_page": page,
         "works_query": "",
     }
-    return render(request, "publications/topic.html", context)
+    return render(request, "publications/topic.html", context, using="jinja2")

@@ -6,16 +6,15 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, Exists, OuterRef
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
-from publications.filters import WorkListFilter
-from publications.models import Authorship, Topic, Work, WorkTopic
-from publications.selectors import works_for_researcher, works_listed
+from publications.filters import WorkListForm
+from publications.models import Topic, Work
+from publications.selectors import WorkListing, work_facets_for_researcher
 
 from . import selectors, services
 from .models import Institution, Researcher
@@ -44,59 +43,28 @@ def _site_counts() -> dict[str, int]:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    recent_works = (
-        works_listed()
-        .exclude(publication_date__isnull=True)
-        .order_by("-publication_date", "-id")[:8]
-    )
     context = {
         "counts": _site_counts(),
-        "recent_works": recent_works,
+        "recent_works": WorkListing.recent()[:8],
         "most_followed": selectors.researchers_most_followed(),
     }
-    return render(request, "researchers/home.html", context)
+    return render(request, "researchers/home.html", context, using="jinja2")
 
 
-def _works_page(
-    request: HttpRequest,
-    works,  # noqa: ANN001
-    *,
-    base_url: str,
-    unfiltered_count: int | None = None,
+def works_page_context(
+    request: HttpRequest, listing: WorkListing, *, form: WorkListForm, base_url: str
 ) -> dict:
-    """The page of works the request asks for. unfiltered_count, when the caller counted
-    `works` already, saves counting them again unless a filter narrows the list."""
-    work_filter = WorkListFilter(request.GET, queryset=works)
-    paginator = Paginator(work_filter.qs, WORKS_PER_PAGE)
-    narrowed = any(work_filter.form.cleaned_data.get(name) for name in ("year", "type", "topic"))
-    if unfiltered_count is not None and not narrowed:
-        paginator.count = unfiltered_count
-    page = paginator.get_page(request.GET.get("page"))
-    query = request.GET.copy()
+    """The page of `listing` the request asks for, with what _works_list.html and
+    _works_filters.html need: the form (its valid filters already applied by the caller), the
+    page, and the query string the page links keep."""
+    page = Paginator(listing, WORKS_PER_PAGE).get_page(request.GET.get("page"))
+    query: QueryDict = request.GET.copy()
     query.pop("page", None)
     return {
-        "work_filter": work_filter,
+        "works_form": form,
         "works_page": page,
         "works_query": query.urlencode(),
         "works_base_url": base_url,
-    }
-
-
-def _work_facets(works) -> dict:  # noqa: ANN001
-    """Choices for the year, type and topic filters, from the works being listed, and how many
-    works there are (works_total)."""
-    years_and_types = list(
-        works.order_by().values_list("publication_year", "type").annotate(works=Count("id"))
-    )
-    years = {year for year, _, _ in years_and_types}
-    types = {work_type for _, work_type, _ in years_and_types}
-    topic_ids = WorkTopic.objects.filter(work__in=works.order_by().values("pk")).values("topic_id")
-    topics = Topic.objects.filter(pk__in=topic_ids).only("id", "name", "code").order_by("name")[:50]
-    return {
-        "facet_years": sorted((y for y in years if y), reverse=True),
-        "facet_types": sorted(t for t in types if t),
-        "facet_topics": topics,
-        "works_total": sum(count for _, _, count in years_and_types),
     }
 
 
@@ -164,28 +132,28 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         return not_found(request, "researcher")
     if researcher.merged_into_id:
         return redirect(
-            reverse("researcher-profile", args=[researcher.merged_into.slug]), permanent=True
+            reverse("researcher-profile", args=[researcher.merged_into_slug]), permanent=True
         )
-    works = Work.objects.filter(
-        pk__in=Authorship.objects.filter(researcher=researcher).values("work_id")
+    form = WorkListForm(request.GET)
+    facets = work_facets_for_researcher(researcher.pk)
+    listing = WorkListing.for_researcher(
+        researcher.pk,
+        **form.works_filters(),
+        # The facets counted the works already; only a filter makes the list shorter.
+        total=None if form.narrows else facets.works_total,
     )
-    facets = _work_facets(works)
+    base_url = reverse("researcher-profile", args=[researcher.slug])
     context = {
         "researcher": researcher,
         "person_jsonld": person_jsonld(request, researcher),
         "is_following": selectors.researcher_is_followed_by(researcher, request.user),
         "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
-        **facets,
-        **_works_page(
-            request,
-            works_for_researcher(researcher, listed=True),
-            base_url=reverse("researcher-profile", args=[researcher.slug]),
-            unfiltered_count=facets["works_total"],
-        ),
+        "facets": facets,
+        **works_page_context(request, listing, form=form, base_url=base_url),
     }
     if request.htmx and request.htmx.target == "works":
-        return render(request, "publications/_works_list.html", context)
-    response = render(request, "researchers/profile.html", context)
+        return render(request, "publications/_works_list.html", context, using="jinja2")
+    response = render(request, "researchers/profile.html", context, using="jinja2")
     if keys:
         cache.set(page_key, (works_version, response.content), settings.PROFILE_PAGE_CACHE_SECONDS)
     return response
@@ -210,7 +178,7 @@ def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("researcher-profile", slug=slug)
     researcher.refresh_from_db(fields=["followers_count"])
     context = {"researcher": researcher, "is_following": request.POST.get("action") != "unfollow"}
-    return render(request, "researchers/_follow_button.html", context)
+    return render(request, "researchers/_follow_button.html", context, using="jinja2")
 
 
 @login_required
@@ -219,7 +187,7 @@ def following(request: HttpRequest) -> HttpResponse:
     page = Paginator(selectors.researchers_followed_by(request.user), 30).get_page(
         request.GET.get("page")
     )
-    return render(request, "researchers/following.html", {"researchers_page": page})
+    return render(request, "researchers/following.html", {"researchers_page": page}, using="jinja2")
 
 
 @require_GET
@@ -232,21 +200,14 @@ def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .filter(last_known_institution=institution)
         .order_by("-cited_by_count", "id")[:30]
     )
+    form = WorkListForm(request.GET)
+    listing = WorkListing.for_institution(institution.pk, **form.works_filters())
+    base_url = reverse("institution-detail", args=[institution.pk])
     context = {
         "institution": institution,
         "researchers": researchers,
-        **_works_page(
-            request,
-            works_listed().filter(
-                Exists(
-                    Authorship.objects.filter(
-                        work=OuterRef("pk"), institution_ids__contains=[institution.pk]
-                    )
-                )
-            ),
-            base_url=reverse("institution-detail", args=[institution.pk]),
-        ),
+        **works_page_context(request, listing, form=form, base_url=base_url),
     }
     if request.htmx and request.htmx.target == "works":
-        return render(request, "publications/_works_list.html", context)
-    return render(request, "researchers/institution.html", context)
+        return render(request, "publications/_works_list.html", context, using="jinja2")
+    return render(request, "researchers/institution.html", context, using="jinja2")

@@ -89,6 +89,20 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The public read pages (see bzpeer/jinja2.py for why they use Jinja2).
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "environment": "bzpeer.jinja2.environment",
+            "context_processors": [
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
 ]
 
 AUTHENTICATION_BACKENDS = [

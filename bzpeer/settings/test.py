@@ -38,3 +38,10 @@ DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="t
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Jinja2 pages report their context to the test client, as Django templates do.
+TEMPLATES = [
+    {**engine, "BACKEND": "tests.support.jinja2_backend.Jinja2"}
+    if engine["BACKEND"].endswith("Jinja2")
+    else engine
+    for engine in TEMPLATES  # noqa: F405
+]

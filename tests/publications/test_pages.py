@@ -140,7 +140,7 @@ def test_the_home_page_shows_counts_recent_works_and_most_followed(client, hosti
     response = client.get(reverse("home"))
 
     assert response.context["counts"]["works"] == 1
-    assert list(response.context["recent_works"]) == [work]
+    assert [listed.pk for listed in response.context["recent_works"]] == [work.pk]
     assert list(response.context["most_followed"])[0] == researcher
 
 

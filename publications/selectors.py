@@ -40,7 +40,7 @@ def works_with_details() -> QuerySet[Work]:
     """Works with their whole byline and topics as model instances (the work page, the API), in
     a fixed number of queries whatever the number of rows: the venue is joined, authors (in
     byline order, with their researcher) and topics (strongest first) come in one prefetch
-    query each. Listings use works_listed."""
+    query each. Listings use WorkListing."""
     authorships = (
         Authorship.objects.select_related("researcher")
         .order_by("position")

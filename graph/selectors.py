@@ -42,9 +42,14 @@ SLICE_CAPS = {
     "authored_edges_of_collaborators": 60,
 }
 
+# Each row carries the researcher's own close-collaborators count: it has a row in
+# graph_closecollaboratorscount exactly when it has close collaborators (both are written in
+# the same transactions), so no row here means a count of 0, and no query of its own.
 _COLLABORATORS_SQL = f"""
 SELECT r.id, r.slug, r.display_name, r.works_count, ends.joint_works_count, ends.weight,
-       ends.first_year, ends.last_year
+       ends.first_year, ends.last_year,
+       (SELECT c.close_collaborators_count FROM graph_closecollaboratorscount c
+        WHERE c.researcher_id = %(id)s) AS close_collaborators_count
 FROM (
     SELECT e.researcher_b_id AS other, e.joint_works_count, e.weight, e.first_year, e.last_year
     FROM graph_coauthoredge e WHERE e.researcher_a_id = %(id)s AND {CLOSE_SQL}
@@ -207,7 +212,8 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
             works=researcher.works_count,
         )
     )
-    for pk, slug, name, works_count, joint, weight, first, last in collaborators:
+    close_collaborators_count = (collaborators[0][8] or 0) if collaborators else 0
+    for pk, slug, name, works_count, joint, weight, first, last, _ in collaborators:
         nodes.append(
             _node(
                 "researcher",
@@ -345,7 +351,7 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
             "id": center,
             "slug": researcher.slug,
             "name": researcher.display_name,
-            "close_collaborators_count": researcher.close_collaborators_count,
+            "close_collaborators_count": close_collaborators_count,
             "works_count": researcher.works_count,
         },
         "nodes": nodes,

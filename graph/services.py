@@ -280,20 +280,27 @@ SELECT researcher_a_id FROM removed UNION SELECT researcher_b_id FROM removed
 UNION SELECT researcher_a_id FROM written UNION SELECT researcher_b_id FROM written
 """
 
+# The counts of these researchers, from their edges: rows written where they differ, removed
+# where the count is now 0 (a researcher without close collaborators has no row).
 _CLOSE_COUNT_REFRESH_SQL = f"""
 WITH target AS (
-    SELECT id FROM researchers_researcher WHERE id = ANY(%(ids)s) ORDER BY id FOR UPDATE
+    SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
 ),
-counts AS (
+counts AS MATERIALIZED (
     SELECT t.id,
            (SELECT count(*) FROM graph_coauthoredge e WHERE e.researcher_a_id = t.id AND {CLOSE_SQL})
          + (SELECT count(*) FROM graph_coauthoredge e WHERE e.researcher_b_id = t.id AND {CLOSE_SQL})
            AS close_collaborators_count
     FROM target t
+),
+removed AS (
+    DELETE FROM graph_closecollaboratorscount s USING counts c
+    WHERE s.researcher_id = c.id AND c.close_collaborators_count = 0
 )
-UPDATE researchers_researcher r SET close_collaborators_count = c.close_collaborators_count
-FROM counts c
-WHERE r.id = c.id AND r.close_collaborators_count <> c.close_collaborators_count
+INSERT INTO graph_closecollaboratorscount AS s (researcher_id, close_collaborators_count)
+SELECT id, close_collaborators_count FROM counts WHERE close_collaborators_count > 0 ORDER BY id
+ON CONFLICT (researcher_id) DO UPDATE SET close_collaborators_count = EXCLUDED.close_collaborators_count
+WHERE s.close_collaborators_count <> EXCLUDED.close_collaborators_count
 """
 
 
@@ -311,7 +318,7 @@ def coauthor_edges_refresh(*, researcher_ids: Collection[int]) -> EdgesRefreshRe
     set, whatever else is in the table, gives the same rows as a full rebuild. Edges with one
     end outside the set are not looked at. Idempotent: a second call changes nothing.
     The caller holds a transaction; the edges lock is taken here and held until it ends.
-    Also refreshes close_collaborators_count of the researchers whose edges changed.
+    Also refreshes the close-collaborators counts of the researchers whose edges changed.
     """
     ids = sorted({int(i) for i in researcher_ids})
     if not ids:
@@ -398,17 +405,24 @@ SELECT id, sum(delta)::int, bool_or(changed) FROM ends GROUP BY id
 HAVING sum(delta) <> 0 OR bool_or(changed)
 """
 
+# The counts moved by these deltas (one per researcher): a count that reaches 0 loses its row,
+# one that leaves 0 gets one. The callers hold the edges lock, the only writers of this table,
+# so the rows read here do not change before they are written.
 _CLOSE_COUNT_ADD_SQL = """
 WITH change AS (
     SELECT unnest(%(ids)s::bigint[]) AS id, unnest(%(deltas)s::int[]) AS delta
 ),
-target AS (
-    SELECT r.id FROM researchers_researcher r JOIN change c ON c.id = r.id ORDER BY r.id FOR UPDATE
+fresh AS MATERIALIZED (
+    SELECT c.id, greatest(0, coalesce(s.close_collaborators_count, 0) + c.delta) AS count
+    FROM change c LEFT JOIN graph_closecollaboratorscount s ON s.researcher_id = c.id
+),
+removed AS (
+    DELETE FROM graph_closecollaboratorscount s USING fresh f
+    WHERE s.researcher_id = f.id AND f.count = 0
 )
-UPDATE researchers_researcher r
-SET close_collaborators_count = greatest(0, r.close_collaborators_count + c.delta)
-FROM change c JOIN target t ON t.id = c.id
-WHERE r.id = c.id
+INSERT INTO graph_closecollaboratorscount AS s (researcher_id, close_collaborators_count)
+SELECT id, count FROM fresh WHERE count > 0 ORDER BY id
+ON CONFLICT (researcher_id) DO UPDATE SET close_collaborators_count = EXCLUDED.close_collaborators_count
 """
 
 
@@ -732,29 +746,21 @@ counted AS (
 SELECT count(*) FROM e
 """
 
-# The counts summed over the slices, then written only where they differ: most rows of a
-# rebuild over a current graph keep their count, and each researcher row written costs an entry
-# in every one of that table's indexes (several GIN among them). Rows without a close
-# collaborator any more go to 0 in a second statement, so neither needs a join of the whole
-# researchers table with itself.
+# The counts summed over the slices, as the new table of close-collaborators counts (only
+# researchers with at least one: a missing row is 0), swapped in with the new edges. A table of
+# its own, not the researchers rows: updating the ~480k counts of a fresh 1M-work corpus there
+# took 36-49 s (twenty-odd indexes, several GIN, at about 75 us a row); writing them here as a
+# new table takes a second or two, whatever changed.
 _REBUILD_CLOSE_SQL = (
+    "CREATE TABLE graph_closecollaboratorscount_build"
+    " (LIKE graph_closecollaboratorscount INCLUDING DEFAULTS INCLUDING CONSTRAINTS)",
     """
-CREATE UNLOGGED TABLE graph_rebuild_close_total AS
-SELECT researcher_id, sum(close_collaborators_count)::int AS close_collaborators_count
-FROM graph_rebuild_close GROUP BY researcher_id
+INSERT INTO graph_closecollaboratorscount_build (researcher_id, close_collaborators_count)
+SELECT researcher_id, sum(close_collaborators_count)
+FROM graph_rebuild_close GROUP BY researcher_id ORDER BY researcher_id
 """,
-    "ALTER TABLE graph_rebuild_close_total ADD PRIMARY KEY (researcher_id)",
-    "ANALYZE graph_rebuild_close_total",
-    """
-UPDATE researchers_researcher r SET close_collaborators_count = c.close_collaborators_count
-FROM graph_rebuild_close_total c
-WHERE r.id = c.researcher_id AND r.close_collaborators_count <> c.close_collaborators_count
-""",
-    """
-UPDATE researchers_researcher r SET close_collaborators_count = 0
-WHERE r.close_collaborators_count <> 0
-  AND NOT EXISTS (SELECT 1 FROM graph_rebuild_close_total c WHERE c.researcher_id = r.id)
-""",
+    "CREATE UNIQUE INDEX graph_closecollaboratorscount_build_pkey"
+    " ON graph_closecollaboratorscount_build (researcher_id)",
 )
 
 
@@ -789,6 +795,7 @@ def coauthor_edges_rebuild(
     slices: int = 16,
     workers: int = 2,
     work_mem: str = "1GB",
+    maintenance_work_mem: str = "1GB",
     on_progress: Callable[[str], None] | None = None,
 ) -> RebuildResult:
     """Rebuild every coauthor edge and every close-collaborators count from scratch.
@@ -796,9 +803,10 @@ def coauthor_edges_rebuild(
     The new edges go into a table of their own, built by `workers` connections at once, each
     taking slices of the researchers (by id modulo `slices`, so every slice holds whole groups
     and no pair is counted in two) and counting the close collaborators of its pairs as it
-    goes; the indexes are built after the rows, both at once, while a third connection writes
-    the counts that changed; then the new table replaces the old one in one short transaction.
-    Pages keep reading the old edges until then. Refreshes after import batches wait for the
+    goes; the indexes are built after the rows, both at once (`maintenance_work_mem` each),
+    while a third connection writes the counts as a new table too; then both new tables
+    replace the old ones in one short transaction. Pages keep reading the old edges and counts
+    until then. Refreshes after import batches wait for the
     rebuild (the edges lock), and the ones that queued up meanwhile are drained afterwards by
     the caller.
     """
@@ -821,7 +829,7 @@ def coauthor_edges_rebuild(
         began = time.monotonic()
         sql(
             "DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_authors,"
-            " graph_rebuild_close, graph_rebuild_close_total"
+            " graph_rebuild_close, graph_closecollaboratorscount_build"
         )
         # One snapshot for both: the bylines pending now are in the authorships read here, so
         # they are dropped; those committed later stay pending and are applied afterwards.
@@ -865,28 +873,36 @@ def coauthor_edges_rebuild(
         _run_in_threads([build_slice(n) for n in range(slices)], workers=workers)
         step("pairs", began)
 
-        # The counts are written while the indexes are built, on a third connection: the
-        # update waits on the researchers table's own indexes, the builds on sorting. They are
-        # committed before the swap, so for the length of the index builds the counts are the
-        # new ones and the edges the old ones (nothing else writes either: the edges lock).
+        # The new counts table is written on a third connection while the two indexes are
+        # built; all three new tables replace the old ones in the swap below. The index builds
+        # sort 22M rows each on the 1M-work corpus: maintenance_work_mem (PostgreSQL's default
+        # is 64MB) decides how much of that sort stays in memory instead of going to disk.
         began = time.monotonic()
         close_seconds: list[float] = []
 
+        def index(statement: str) -> Callable[[], None]:
+            def job() -> None:
+                with connection.cursor() as cursor:
+                    cursor.execute(f"SET maintenance_work_mem = '{maintenance_work_mem}'")
+                    cursor.execute(statement)
+
+            return job
+
         def close_counts() -> None:
             close_began = time.monotonic()
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(f"SET LOCAL work_mem = '{work_mem}'")
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET work_mem = '{work_mem}'")
                 for statement in _REBUILD_CLOSE_SQL:
                     cursor.execute(statement)
             close_seconds.append(time.monotonic() - close_began)
 
         _run_in_threads(
             [
-                lambda: sql(
+                index(
                     "CREATE UNIQUE INDEX graph_coauthoredge_build_pkey"
                     " ON graph_coauthoredge_build (researcher_a_id, researcher_b_id)"
                 ),
-                lambda: sql(
+                index(
                     "CREATE INDEX graph_coauthoredge_build_b_idx"
                     " ON graph_coauthoredge_build (researcher_b_id, researcher_a_id)"
                 ),
@@ -904,16 +920,26 @@ def coauthor_edges_rebuild(
                 """
                 ALTER TABLE graph_coauthoredge_build ADD CONSTRAINT graph_coauthoredge_build_pkey
                     PRIMARY KEY USING INDEX graph_coauthoredge_build_pkey;
-                LOCK TABLE graph_coauthoredge IN ACCESS EXCLUSIVE MODE;
-                DROP TABLE graph_coauthoredge;
+                ALTER TABLE graph_closecollaboratorscount_build
+                    ADD CONSTRAINT graph_closecollaboratorscount_build_pkey
+                    PRIMARY KEY USING INDEX graph_closecollaboratorscount_build_pkey;
+                LOCK TABLE graph_coauthoredge, graph_closecollaboratorscount
+                    IN ACCESS EXCLUSIVE MODE;
+                DROP TABLE graph_coauthoredge, graph_closecollaboratorscount;
                 ALTER TABLE graph_coauthoredge_build RENAME TO graph_coauthoredge;
                 ALTER TABLE graph_coauthoredge
                     RENAME CONSTRAINT graph_coauthoredge_build_pkey TO graph_coauthoredge_pkey;
                 ALTER INDEX graph_coauthoredge_build_b_idx RENAME TO coauthor_edge_b_idx;
-                DROP TABLE graph_rebuild_authors, graph_rebuild_close, graph_rebuild_close_total;
+                ALTER TABLE graph_closecollaboratorscount_build
+                    RENAME TO graph_closecollaboratorscount;
+                ALTER TABLE graph_closecollaboratorscount
+                    RENAME CONSTRAINT graph_closecollaboratorscount_build_pkey
+                    TO graph_closecollaboratorscount_pkey;
+                DROP TABLE graph_rebuild_authors, graph_rebuild_close;
                 """
             )
         sql("ANALYZE graph_coauthoredge")
+        sql("ANALYZE graph_closecollaboratorscount")
         step("swap", began)
         edges = sum(slice_edges)
     finally:

@@ -17,6 +17,7 @@ from django.http import HttpRequest
 from django.utils.functional import cached_property
 
 from claims.admin_actions import merge_researchers
+from graph.models import CloseCollaboratorsCount
 
 from .models import Affiliation, Follow, Institution, Researcher
 from .names import normalize_name
@@ -247,6 +248,14 @@ class ResearcherAdmin(admin.ModelAdmin):
     @admin.display(boolean=True, description="claimed", ordering="claimed_by")
     def is_claimed(self, researcher: Researcher) -> bool:
         return researcher.claimed_by_id is not None
+
+    @admin.display(description="close collaborators count")
+    def close_collaborators_count(self, researcher: Researcher) -> int:
+        # Kept by the graph app in a table of its own (graph.models.CloseCollaboratorsCount).
+        if researcher.pk is None:
+            return 0
+        stored = CloseCollaboratorsCount.objects.filter(researcher_id=researcher.pk)
+        return next(iter(stored.values_list("close_collaborators_count", flat=True)), 0)
 
     @admin.display(boolean=True, description="merged", ordering="merged_into")
     def is_merged(self, researcher: Researcher) -> bool:

@@ -79,7 +79,6 @@ class Researcher(models.Model):
     i10_index = models.PositiveIntegerField(default=0)
     topics_count = models.PositiveIntegerField(default=0)
     followers_count = models.PositiveIntegerField(default=0)
-    close_collaborators_count = models.PositiveIntegerField(default=0)
     citations_by_year = models.JSONField(default=dict, blank=True)
 
     merged_into = models.ForeignKey(

@@ -359,11 +359,11 @@ def write_topics(
 _RESEARCHER_INSERT_DEFAULTS = """
     tagline, open_to_collaborate, homepage, verification_level, trust_score, trust_breakdown,
     works_count, cited_by_count, h_index, i10_index, topics_count, followers_count,
-    close_collaborators_count, citations_by_year, links, created_at, updated_at
+    citations_by_year, links, created_at, updated_at
 """
 # An OpenAlex id makes a record "identified" (L1); see researchers.models.VerificationLevel.
 _RESEARCHER_INSERT_VALUES = (
-    "'', true, '', 1, 0, '{}'::jsonb, 0, 0, 0, 0, 0, 0, 0, '{}'::jsonb, '[]'::jsonb, now(), now()"
+    "'', true, '', 1, 0, '{}'::jsonb, 0, 0, 0, 0, 0, 0, '{}'::jsonb, '[]'::jsonb, now(), now()"
 )
 
 

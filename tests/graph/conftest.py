@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from graph import keys
+from graph.models import close_collaborators_count_of
 
 
 @pytest.fixture(autouse=True)
@@ -22,6 +23,19 @@ def graph_redis_keys():
     clear()
     yield
     clear()
+
+
+def close_counts(researchers) -> dict[str, int]:  # noqa: ANN001
+    """Close-collaborators counts of these researchers (a queryset) by OpenAlex id, 0 for
+    those without a stored row."""
+    counted = researchers.annotate(close=close_collaborators_count_of())
+    return dict(counted.values_list("openalex_id", "close"))
+
+
+def close_count(openalex_id: str) -> int:
+    from researchers.models import Researcher
+
+    return close_counts(Researcher.objects.filter(openalex_id=openalex_id))[openalex_id]
 
 
 def author(openalex_id: str | None, name: str | None = None, institution: str | None = None):

@@ -13,11 +13,12 @@ from graph.models import (
     CLOSE_MAX_TEAM_SIZE,
     CLOSE_MIN_JOINT_WORKS,
     MAX_AUTHORS_FOR_EDGES,
+    CloseCollaboratorsCount,
     CoauthorEdge,
 )
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
 from researchers.models import Researcher
-from tests.graph.conftest import author, work, write_jsonl
+from tests.graph.conftest import author, close_count, close_counts, work, write_jsonl
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,11 +68,7 @@ def _expected_edges():
 
 
 def _close_counts() -> dict[str, int]:
-    return dict(
-        Researcher.objects.filter(openalex_id__startswith="A96").values_list(
-            "openalex_id", "close_collaborators_count"
-        )
-    )
+    return close_counts(Researcher.objects.filter(openalex_id__startswith="A96"))
 
 
 EXPECTED_CLOSE = {
@@ -104,7 +101,7 @@ def test_the_rebuild_command_gives_the_same_table(run_import, tmp_path: Path):
     services.coauthor_edges_drain()
     incremental = _edges()
     CoauthorEdge.objects.all().delete()
-    Researcher.objects.update(close_collaborators_count=0)
+    CloseCollaboratorsCount.objects.all().delete()
 
     call_command("rebuild_graph", no_progress=True)
 
@@ -124,7 +121,7 @@ def test_a_refresh_removes_an_edge_whose_joint_work_changed_its_byline(run_impor
     services.coauthor_edges_drain()
 
     assert ("A9600000002", "A9600000004") not in _edges()
-    assert Researcher.objects.get(openalex_id="A9600000004").close_collaborators_count == 1
+    assert close_count("A9600000004") == 1
 
 
 def test_a_refresh_twice_changes_nothing(run_import, tmp_path: Path):

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graph import keys, services
-from graph.models import CoauthorEdge
+from graph.models import CloseCollaboratorsCount, CoauthorEdge
 from publications.models import Authorship, ImportRun, Source, Topic, Work
 from researchers.models import Institution, Researcher
-from tests.graph.conftest import author, work, write_jsonl
+from tests.graph.conftest import author, close_counts, work, write_jsonl
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -89,7 +89,22 @@ def _table() -> dict:
 
 
 def _close_counts() -> dict:
-    return dict(Researcher.objects.values_list("openalex_id", "close_collaborators_count"))
+    """The stored rows as they are (a researcher without close collaborators has none)."""
+    return dict(
+        CloseCollaboratorsCount.objects.values_list(
+            "researcher__openalex_id", "close_collaborators_count"
+        )
+    )
+
+
+def _oracle_close_counts(edges: dict) -> dict:
+    """Close collaborators by definition: two joint works, or weight of at least 1/9."""
+    counts = dict.fromkeys(Researcher.objects.values_list("openalex_id", flat=True), 0)
+    for (a, b), (joint, weight, _, _) in edges.items():
+        if joint >= 2 or weight >= 1 / 9 - 1e-9:
+            counts[a] += 1
+            counts[b] += 1
+    return counts
 
 
 def _reset() -> None:
@@ -146,6 +161,8 @@ def test_incremental_edges_equal_a_rebuild_and_the_definition(
     assert _table() == incremental  # exactly, weights included (they are decimals)
     assert _close_counts() == incremental_close
     expected = _oracle()
+    assert close_counts(Researcher.objects.all()) == _oracle_close_counts(expected)
+    assert 0 not in incremental_close.values()
     assert len(expected) > 5
     assert incremental.keys() == expected.keys()
     for pair, (joint, weight, first, last) in expected.items():

@@ -11,8 +11,7 @@ from django.test import override_settings
 
 from graph import keys
 from graph.models import CoauthorEdge
-from researchers.models import Researcher
-from tests.graph.conftest import author, work, write_jsonl
+from tests.graph.conftest import author, close_count, work, write_jsonl
 from tests.publications.test_import_on_workers import Workers
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -51,10 +50,9 @@ def test_a_worker_drains_the_edges_after_an_import(graph_worker, run_import, tmp
     run_import(write_jsonl(tmp_path / "two.jsonl", records[1:]))
 
     def refreshed() -> bool:
-        a1 = Researcher.objects.get(openalex_id="A9640000001")
         return (
             CoauthorEdge.objects.filter(joint_works_count=2).exists()
-            and a1.close_collaborators_count == 2
+            and close_count("A9640000001") == 2
         )
 
     _wait_for(refreshed, timeout=60, workers=graph_worker, what="the worker's edge refresh")

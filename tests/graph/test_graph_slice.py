@@ -10,7 +10,7 @@ from django.urls import reverse
 from graph import services
 from graph.selectors import SLICE_CAPS, graph_slice_for
 from researchers.models import Researcher
-from tests.graph.conftest import author, work, write_jsonl
+from tests.graph.conftest import author, close_count, work, write_jsonl
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,12 +54,12 @@ def test_the_slice_holds_typed_nodes_and_edges_that_join_them(client, demo_graph
 
 
 def center_count(openalex_id: str) -> int:
-    return Researcher.objects.get(openalex_id=openalex_id).close_collaborators_count
+    return close_count(openalex_id)
 
 
 def test_the_reference_researcher_shows_his_four_close_collaborators(client, demo_graph):
     zhong = Researcher.objects.get(openalex_id=ZHONG)
-    assert zhong.close_collaborators_count == 4
+    assert close_count(ZHONG) == 4
 
     body = _api(client, zhong.slug).json()
 

@@ -25,6 +25,16 @@ REDIS_URL_DEFAULT = "redis://127.0.0.1:6379/0"
 DATABASES = {"default": env.db_url("DATABASE_URL", default=DATABASE_URL_DEFAULT)}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Parameters bound by the server, and a statement run DB_PREPARE_THRESHOLD times on a connection
+# prepared there: the pages run the same few statements over and over, and PostgreSQL's
+# planning of them cost more than running them (1.7 of the profile page's 3.9 ms of SQL).
+# DB_PREPARE_THRESHOLD=0 turns preparing off, for a pooler in transaction mode, which cannot keep
+# prepared statements.
+DATABASES["default"]["OPTIONS"] = {
+    **DATABASES["default"].get("OPTIONS", {}),
+    "server_side_binding": True,
+    "prepare_threshold": env.int("DB_PREPARE_THRESHOLD", default=5) or None,
+}
 REDIS_URL = env.str("REDIS_URL", default=REDIS_URL_DEFAULT)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

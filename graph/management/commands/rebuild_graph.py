@@ -10,8 +10,9 @@ from graph import services
 
 class Command(BaseCommand):
     help = (
-        "Rebuild the coauthor edges from scratch (a new table, swapped in at the end), then "
-        "every close-collaborators count, then drain the edge refreshes that queued meanwhile."
+        "Rebuild the coauthor edges and the close-collaborators counts from scratch (new "
+        "tables, swapped in together at the end), then drain the edge refreshes that queued "
+        "meanwhile."
     )
 
     def add_arguments(self, parser) -> None:  # noqa: ANN001

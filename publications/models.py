@@ -122,13 +122,18 @@ class Work(models.Model):
 class Authorship(models.Model):
     """One author slot of a work, in byline order. researcher is empty when the source gave no id."""
 
-    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="authorships")
+    # No single-column indexes on the two keys: the (work, position) and (researcher, work)
+    # ones below lead with them, and each index costs every imported row an entry.
+    work = models.ForeignKey(
+        Work, on_delete=models.CASCADE, related_name="authorships", db_index=False
+    )
     researcher = models.ForeignKey(
         "researchers.Researcher",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="authorships",
+        db_index=False,
     )
     position = models.PositiveSmallIntegerField()
     raw_name = models.CharField(max_length=500)
@@ -152,13 +157,24 @@ class Authorship(models.Model):
 
 
 class WorkTopic(models.Model):
-    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="work_topics")
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="work_topics")
+    # Indexed by the (work, topic) and (topic, work) pairs below, not one column at a time.
+    work = models.ForeignKey(
+        Work, on_delete=models.CASCADE, related_name="work_topics", db_index=False
+    )
+    topic = models.ForeignKey(
+        Topic, on_delete=models.CASCADE, related_name="work_topics", db_index=False
+    )
     score = models.FloatField(default=1.0)
 
     class Meta:
         ordering = ["work", "-score"]
-        constraints = [models.UniqueConstraint(fields=["work", "topic"], name="work_topic_unique")]
+        constraints = [
+            # The score rides along, so a listing reads a work's topics, strongest first, from
+            # the index alone.
+            models.UniqueConstraint(
+                fields=["work", "topic"], include=["score"], name="work_topic_unique"
+            )
+        ]
         indexes = [models.Index(fields=["topic", "work"], name="work_topic_topic_idx")]
 
     def __str__(self) -> str:

@@ -95,6 +95,11 @@ class Researcher(models.Model):
             GinIndex(OpClass("name_normalized", name="gin_trgm_ops"), name="researcher_name_trgm"),
             models.Index(fields=["-cited_by_count"], name="researcher_cited_idx"),
             models.Index(fields=["-followers_count", "id"], name="researcher_followers_idx"),
+            # Bylines in listings link each author by slug: from this small index alone, not
+            # one row of this wide table per author.
+            models.Index(
+                fields=["id"], include=["slug", "display_name"], name="researcher_byline_idx"
+            ),
         ]
         constraints = [
             models.CheckConstraint(

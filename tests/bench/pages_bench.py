@@ -6,7 +6,8 @@ Serves the site with gunicorn (2 sync workers, production settings, DEBUG off) o
 benchmark database that tests.bench.import_bench filled, and drives it with wrk (Debian's
 package) from a second process: first the trivial /healthz view (the framework ceiling), then
 profile pages of random researchers with the anonymous page cache off (cold), then with it on
-(warm, after one visit to every page). Prints figures, not a verdict on time: nothing here
+(warm). Before each, one untimed visit to every page: the database files in memory for cold (as
+on a server that has been up a while), every page in the page cache for warm. Prints figures, not a verdict on time: nothing here
 asserts a duration. Writes bench-data/pages-report.json.
 """
 
@@ -180,17 +181,20 @@ def main(argv: list[str] | None = None) -> int:
                 figures["trivial"] = _wrk(
                     base, paths_file=healthz_file, seconds=options.seconds, clients=options.clients
                 )
-            else:
-                say(f"warming the page cache with {len(slugs)} pages ...")
-                for slug in slugs:
-                    try:
-                        urllib.request.urlopen(f"{base}/researchers/{slug}/", timeout=30).read()  # noqa: S310
-                    except urllib.error.HTTPError as error:
-                        # The shared bench database was rewritten under us: say so, don't guess.
-                        raise SystemExit(
-                            f"/researchers/{slug}/ answered {error.code}: the corpus changed during the"
-                            " run (another benchmark?); run again on a quiet machine"
-                        ) from error
+            # One untimed visit to every page first. Cold: the database's files in memory and
+            # each worker's statements prepared, as on a server that has been up a while ("cold"
+            # means the page cache is off, not a server fresh from boot; otherwise the figure
+            # measures this machine's disk). Warm: every page in the page cache.
+            say(f"visiting the {len(slugs)} pages once, untimed ...")
+            for slug in slugs:
+                try:
+                    urllib.request.urlopen(f"{base}/researchers/{slug}/", timeout=30).read()  # noqa: S310
+                except urllib.error.HTTPError as error:
+                    # The shared bench database was rewritten under us: say so, don't guess.
+                    raise SystemExit(
+                        f"/researchers/{slug}/ answered {error.code}: the corpus changed during the"
+                        " run (another benchmark?); run again on a quiet machine"
+                    ) from error
             say(f"profile pages, {label}: wrk {options.clients} clients, {options.seconds}s ...")
             figures[label] = _wrk(
                 base, paths_file=paths_file, seconds=options.seconds, clients=options.clients

@@ -167,3 +167,19 @@ def test_moving_authorships_between_records_refreshes_the_coauthors_too(
     CoauthorEdge.objects.all().delete()
     call_command("rebuild_graph", no_progress=True, slices=2)
     assert _edges() == after_merge
+
+
+def test_a_researcher_listed_twice_on_a_byline_counts_once_in_both_routes(
+    run_import, tmp_path: Path
+):
+    twice = [author("A9600000001"), author("A9600000002"), author("A9600000001")]
+    run_import(write_jsonl(tmp_path / "works.jsonl", [work(1, twice, year=2020)]))
+    services.coauthor_edges_drain()
+    drained = _edges()
+
+    CoauthorEdge.objects.all().delete()
+    call_command("rebuild_graph", no_progress=True, slices=2)
+
+    assert drained.keys() == {("A9600000001", "A9600000002")}
+    assert drained[("A9600000001", "A9600000002")][0] == 1
+    assert _edges() == drained

@@ -80,6 +80,21 @@ def test_the_profile_runs_the_same_queries_for_5_and_500_works(
     assert "500 published item(s)" in _text(response)
 
 
+@pytest.mark.parametrize("works", [5, 500])
+def test_a_visitor_gets_the_profile_in_four_queries_whatever_its_size(
+    client, researcher_with_works, django_assert_num_queries, settings, works
+):
+    # The record, the filter choices, one page of works, the claim panel's counts.
+    settings.PROFILE_PAGE_CACHE_SECONDS = 0
+    researcher = researcher_with_works(works)
+
+    with django_assert_num_queries(4):
+        response = client.get(reverse("researcher-profile", args=[researcher.slug]))
+
+    assert response.status_code == 200
+    assert f"{works} published item(s)" in _text(response)
+
+
 def test_works_can_be_sorted_filtered_and_paged(client, researcher_with_works):
     researcher = researcher_with_works(45)
     url = reverse("researcher-profile", args=[researcher.slug])

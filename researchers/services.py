@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection
 
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from . import page_cache
 from .models import Follow, Researcher
 
 
@@ -45,18 +44,6 @@ def follow_delete(*, user, researcher: Researcher) -> bool:  # noqa: ANN001
     return bool(deleted)
 
 
-def profile_page_version_key(researcher_id: int) -> str:
-    return f"profile-page-version:{researcher_id}"
-
-
 def researcher_pages_invalidate(*, researcher_ids: Collection[int]) -> None:
-    """Make the cached profile pages of these researchers stale (their works changed).
-
-    The page cache key carries this counter next to the record's own fields, so bumping it is
-    all an invalidation takes; one Redis round trip for the whole set.
-    """
-    if not researcher_ids:
-        return
-    keys = [profile_page_version_key(researcher_id) for researcher_id in researcher_ids]
-    version = uuid.uuid4().hex[:12]
-    cache.set_many(dict.fromkeys(keys, version), timeout=None)
+    """Make the cached profile pages of these researchers stale (their works changed)."""
+    page_cache.profile_pages_invalidate(researcher_ids=researcher_ids)

@@ -16,7 +16,7 @@ from publications.filters import WorkListForm
 from publications.models import Topic, Work
 from publications.selectors import WorkListing, work_facets_for_researcher
 
-from . import selectors, services
+from . import page_cache, selectors, services
 from .models import Institution, Researcher
 
 WORKS_PER_PAGE = 20
@@ -92,16 +92,15 @@ def person_jsonld(request: HttpRequest, researcher: Researcher) -> dict:
     return data
 
 
-def _anonymous_page_key(request: HttpRequest, slug: str) -> tuple[str, str] | None:
-    """Cache keys of the anonymous profile page: (page key, works version key), or None when
-    the page must not be cached or the record is not a page of its own (unknown, merged).
+def _anonymous_page(request: HttpRequest, slug: str) -> tuple[int, str] | None:
+    """Which cached page the request is: (researcher id, page name), or None when the page must
+    not be cached or the record is not a page of its own (unknown, merged).
 
-    The page key holds every field of the record the page shows that can change without the
-    row's updated_at moving (selectors.ProfilePageState); the cached value carries the works
-    version the import bumps when the researcher's works change (services.
-    researcher_pages_invalidate), and is used only while that version is current. A changed
-    record therefore never meets its old page, and a hit costs one small query and one Redis
-    round trip.
+    The name is a digest of every field of the record the page shows that can change without
+    the row's updated_at moving (selectors.ProfilePageState) and of the query string; the
+    works the page lists are covered by the works version researchers.page_cache keeps. A
+    changed record therefore never meets its old page, and a hit costs one small query and
+    one Redis round trip.
     """
     if settings.PROFILE_PAGE_CACHE_SECONDS <= 0 or request.user.is_authenticated or request.htmx:
         return None
@@ -109,24 +108,19 @@ def _anonymous_page_key(request: HttpRequest, slug: str) -> tuple[str, str] | No
     if state is None or state.merged_into_id:
         return None
     fingerprint = repr((state.fields, request.get_full_path()))
-    digest = hashlib.md5(fingerprint.encode(), usedforsecurity=False).hexdigest()
-    return (
-        f"profile-page:{state.researcher_id}:{digest}",
-        services.profile_page_version_key(state.researcher_id),
-    )
+    return state.researcher_id, hashlib.md5(fingerprint.encode(), usedforsecurity=False).hexdigest()
 
 
 @require_GET
 def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
-    keys = _anonymous_page_key(request, slug)
-    works_version = None
-    if keys:
-        page_key, version_key = keys
-        found = cache.get_many([page_key, version_key])
-        works_version = found.get(version_key, "0")
-        cached = found.get(page_key)
-        if cached is not None and cached[0] == works_version:
-            return HttpResponse(cached[1])
+    cached_as = _anonymous_page(request, slug)
+    if cached_as:
+        researcher_id, page_name = cached_as
+        content, works_version = page_cache.cached_profile_page(
+            researcher_id=researcher_id, page=page_name
+        )
+        if content is not None:
+            return HttpResponse(content)
     researcher = selectors.researcher_for_profile(slug)
     if researcher is None:
         return not_found(request, "researcher")
@@ -154,8 +148,14 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     if request.htmx and request.htmx.target == "works":
         return render(request, "publications/_works_list.html", context, using="jinja2")
     response = render(request, "researchers/profile.html", context, using="jinja2")
-    if keys:
-        cache.set(page_key, (works_version, response.content), settings.PROFILE_PAGE_CACHE_SECONDS)
+    if cached_as:
+        page_cache.profile_page_store(
+            researcher_id=researcher_id,
+            page=page_name,
+            version=works_version,
+            content=response.content,
+            seconds=settings.PROFILE_PAGE_CACHE_SECONDS,
+        )
     return response
 
 

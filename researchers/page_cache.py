@@ -1,0 +1,64 @@
+"""The anonymous profile page cache, in Redis.
+
+Each cached page is stored with the researcher's works version at the time it was rendered, and
+served only while that version is current; researcher_pages_invalidate moves the version when
+the researcher's works change. (The record's own fields are in the page key: see
+researchers.views._anonymous_page_key.) A page rendered from data an import was replacing is
+stored under the version read before rendering, so it is never served once that import has
+moved the version.
+
+A cached hit is the busiest request the site answers, so this speaks to Redis directly through
+django-redis's client, with the cache's key prefix but no pickling: one MGET of the page and the
+version. Going through the cache API cost about as much as the Redis round trip itself.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection
+
+from django.core.cache import cache
+from django_redis import get_redis_connection
+
+_SEPARATOR = b"\n"  # between the version (hex) and the page
+
+
+def _version_key(researcher_id: int) -> str:
+    return cache.make_key(f"profile-page-version:{researcher_id}")
+
+
+def _page_key(researcher_id: int, page: str) -> str:
+    return cache.make_key(f"profile-page:{researcher_id}:{page}")
+
+
+def cached_profile_page(*, researcher_id: int, page: str) -> tuple[bytes | None, bytes]:
+    """The cached page named `page` (a digest of the record's fields and the query) if it is
+    current, and the works version a freshly rendered page is to be stored under."""
+    stored, version = get_redis_connection("default").mget(
+        [_page_key(researcher_id, page), _version_key(researcher_id)]
+    )
+    version = version or b"0"
+    if stored is not None:
+        stored_version, _, content = stored.partition(_SEPARATOR)
+        if stored_version == version:
+            return content, version
+    return None, version
+
+
+def profile_page_store(
+    *, researcher_id: int, page: str, version: bytes, content: bytes, seconds: int
+) -> None:
+    get_redis_connection("default").set(
+        _page_key(researcher_id, page), version + _SEPARATOR + content, ex=seconds
+    )
+
+
+def profile_pages_invalidate(*, researcher_ids: Collection[int]) -> None:
+    """Move the works version of these researchers: their cached pages are stale. One round
+    trip for the whole set."""
+    if not researcher_ids:
+        return
+    version = uuid.uuid4().hex[:12].encode()
+    get_redis_connection("default").mset(
+        {_version_key(researcher_id): version for researcher_id in researcher_ids}
+    )

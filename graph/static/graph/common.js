@@ -27,6 +27,8 @@
         "shape": function (n) { return SHAPES[n.data("kind")] || "ellipse"; },
         "label": "data(short)", "font-size": 9, "color": "#1d2330",
         "text-valign": "bottom", "text-margin-y": 3,
+        // Two short lines rather than one long one, so neighbours' labels don't run together.
+        "text-wrap": "wrap", "text-max-width": 80,
         "width": 16, "height": 16, "min-zoomed-font-size": 7,
       } },
       { selector: "node.researcher", style: { "width": 22, "height": 22 } },

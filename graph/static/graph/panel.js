@@ -19,8 +19,9 @@
         style: window.bzGraph.style(),
         layout: { name: "concentric", concentric: function (n) {
           return n.hasClass("center") ? 10 : n.data("kind") === "researcher" ? 6 : 3; },
-          levelWidth: function () { return 1; }, minNodeSpacing: 12, animate: false },
-        minZoom: 0.3, maxZoom: 3, wheelSensitivity: 0.3, boxSelectionEnabled: false,
+          levelWidth: function () { return 1; }, minNodeSpacing: 40, animate: false },
+        // A small slice fitted to the panel would be zoomed in until its labels collide.
+        minZoom: 0.3, maxZoom: 1.4, wheelSensitivity: 0.3, boxSelectionEnabled: false,
       });
       // A click opens the node's page, as the links in the lists do.
       cy.on("tap", "node", function (event) {

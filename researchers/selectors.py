@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 from django.db.models import QuerySet
 
 from .models import Follow, Institution, Researcher
@@ -88,10 +88,26 @@ WHERE r.slug = %s
 """
 
 
-def researcher_profile_page_state(slug: str) -> ProfilePageState | None:
+def _profile_page_state_row(slug: str) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(_PROFILE_PAGE_STATE_SQL, [slug])
-        row = cursor.fetchone()
+        return cursor.fetchone()
+
+
+def researcher_profile_page_state(slug: str) -> ProfilePageState | None:
+    """The first query of a cached page's request, and often its only one. Django's connection
+    health check would spend a round trip (SELECT 1) before it; instead, a connection the
+    server has closed (a restart, a terminated backend) makes this query fail, and it runs once
+    more on a new connection, so the request still does not fail."""
+    if connection.in_atomic_block:
+        row = _profile_page_state_row(slug)
+    else:
+        connection.health_check_done = True
+        try:
+            row = _profile_page_state_row(slug)
+        except (OperationalError, InterfaceError):
+            connection.close()
+            row = _profile_page_state_row(slug)
     if row is None:
         return None
     return ProfilePageState(researcher_id=row[0], merged_into_id=row[1], fields=tuple(row[2:]))

@@ -280,28 +280,34 @@ SELECT researcher_a_id FROM removed UNION SELECT researcher_b_id FROM removed
 UNION SELECT researcher_a_id FROM written UNION SELECT researcher_b_id FROM written
 """
 
+# The end of both statements that write counts: given `fresh` (id, count) for the researchers
+# concerned, a count of 0 loses its row (no row reads as 0), the others are written where they
+# differ.
+_CLOSE_COUNTS_STORE_SQL = """
+removed AS (
+    DELETE FROM graph_closecollaboratorscount s USING fresh f
+    WHERE s.researcher_id = f.id AND f.count = 0
+)
+INSERT INTO graph_closecollaboratorscount AS s (researcher_id, close_collaborators_count)
+SELECT id, count FROM fresh WHERE count > 0 ORDER BY id
+ON CONFLICT (researcher_id) DO UPDATE SET close_collaborators_count = EXCLUDED.close_collaborators_count
+WHERE s.close_collaborators_count <> EXCLUDED.close_collaborators_count
+"""
+
 # The counts of these researchers, from their edges: rows written where they differ, removed
 # where the count is now 0 (a researcher without close collaborators has no row).
 _CLOSE_COUNT_REFRESH_SQL = f"""
 WITH target AS (
     SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
 ),
-counts AS MATERIALIZED (
+fresh AS MATERIALIZED (
     SELECT t.id,
            (SELECT count(*) FROM graph_coauthoredge e WHERE e.researcher_a_id = t.id AND {CLOSE_SQL})
          + (SELECT count(*) FROM graph_coauthoredge e WHERE e.researcher_b_id = t.id AND {CLOSE_SQL})
-           AS close_collaborators_count
+           AS count
     FROM target t
 ),
-removed AS (
-    DELETE FROM graph_closecollaboratorscount s USING counts c
-    WHERE s.researcher_id = c.id AND c.close_collaborators_count = 0
-)
-INSERT INTO graph_closecollaboratorscount AS s (researcher_id, close_collaborators_count)
-SELECT id, close_collaborators_count FROM counts WHERE close_collaborators_count > 0 ORDER BY id
-ON CONFLICT (researcher_id) DO UPDATE SET close_collaborators_count = EXCLUDED.close_collaborators_count
-WHERE s.close_collaborators_count <> EXCLUDED.close_collaborators_count
-"""
+{_CLOSE_COUNTS_STORE_SQL}"""
 
 
 @dataclass(frozen=True)
@@ -408,7 +414,7 @@ HAVING sum(delta) <> 0 OR bool_or(changed)
 # The counts moved by these deltas (one per researcher): a count that reaches 0 loses its row,
 # one that leaves 0 gets one. The callers hold the edges lock, the only writers of this table,
 # so the rows read here do not change before they are written.
-_CLOSE_COUNT_ADD_SQL = """
+_CLOSE_COUNT_ADD_SQL = f"""
 WITH change AS (
     SELECT unnest(%(ids)s::bigint[]) AS id, unnest(%(deltas)s::int[]) AS delta
 ),
@@ -416,14 +422,7 @@ fresh AS MATERIALIZED (
     SELECT c.id, greatest(0, coalesce(s.close_collaborators_count, 0) + c.delta) AS count
     FROM change c LEFT JOIN graph_closecollaboratorscount s ON s.researcher_id = c.id
 ),
-removed AS (
-    DELETE FROM graph_closecollaboratorscount s USING fresh f
-    WHERE s.researcher_id = f.id AND f.count = 0
-)
-INSERT INTO graph_closecollaboratorscount AS s (researcher_id, close_collaborators_count)
-SELECT id, count FROM fresh WHERE count > 0 ORDER BY id
-ON CONFLICT (researcher_id) DO UPDATE SET close_collaborators_count = EXCLUDED.close_collaborators_count
-"""
+{_CLOSE_COUNTS_STORE_SQL}"""
 
 
 def coauthor_edge_pairs_refresh(*, pairs: Collection[tuple[int, int]]) -> EdgesRefreshResult:

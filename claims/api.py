@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from researchers.api import ApiPagination
+from bzpeer.api import ApiPagination
 from researchers.models import Researcher
 
 from . import selectors, services

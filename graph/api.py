@@ -12,7 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from researchers.api import redirect_to_survivor, researcher_or_404
+from bzpeer.api import redirect_to_survivor
+from researchers.api import researcher_or_404
 from researchers.models import Researcher
 from researchers.selectors import researchers_public
 

@@ -19,14 +19,14 @@ from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from researchers.api import (
+from bzpeer.api import (
     MERGED_REDIRECT_DESCRIPTION,
     ApiPagination,
     MergedRecordSerializer,
     OpenAlexIdFilter,
     redirect_to_survivor,
-    researcher_or_404,
 )
+from researchers.api import researcher_or_404
 from researchers.models import Researcher
 
 from .models import Authorship, Source, Work, WorkTopic

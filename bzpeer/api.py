@@ -1,0 +1,132 @@
+"""What every part of the REST API shares: pagination, identifier filters, the merged-record
+redirect, and the JSON 404 for unmatched API paths.
+
+The apps' API views (researchers.api, publications.api, graph.api, claims.api) use these, so
+every list in the API pages and validates the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+from django import forms
+from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
+from django_filters import rest_framework as filters
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+MAX_PAGE_SIZE = 100
+_WHOLE_NUMBER = re.compile(r"[0-9]+")
+_OPENALEX_URL_PREFIX = re.compile(r"^https?://openalex\.org/", re.IGNORECASE)
+_ORCID_URL_PREFIX = re.compile(r"^https?://orcid\.org/", re.IGNORECASE)
+_ORCID = re.compile(r"[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]")
+
+MERGED_REDIRECT_DESCRIPTION = (
+    "When the slug belongs to a record that a moderator merged into another one, the answer "
+    "is a 302 whose Location header (also given as `location` in the JSON body) is the same "
+    "URL for the surviving record. It is not a 301 because a wrong merge can be split again."
+)
+
+
+class ApiPagination(PageNumberPagination):
+    """Page numbers with next/previous links. A page_size the API cannot honour is a 400 rather
+    than DRF's silent fallback, so a client never mistakes a short page for the end of the data."""
+
+    page_size = 25
+    page_size_query_param = "page_size"
+    page_size_query_description = f"Results per page, 1 to {MAX_PAGE_SIZE} (default 25)."
+    max_page_size = MAX_PAGE_SIZE
+
+    def get_page_size(self, request: Request) -> int:
+        raw_page_size = request.query_params.get(self.page_size_query_param, "")
+        if raw_page_size == "":
+            return self.page_size
+        if not _WHOLE_NUMBER.fullmatch(raw_page_size) or not (
+            1 <= int(raw_page_size) <= self.max_page_size
+        ):
+            raise ValidationError(
+                {self.page_size_query_param: [f"Enter a whole number from 1 to {MAX_PAGE_SIZE}."]}
+            )
+        return int(raw_page_size)
+
+
+class OpenAlexIdField(forms.CharField):
+    """An OpenAlex id such as A5023888391, bare or as its https://openalex.org/ URL."""
+
+    def __init__(self, *, entity_letter: str, **kwargs: Any) -> None:
+        self.entity_letter = entity_letter
+        self.pattern = re.compile(rf"{entity_letter}[0-9]+")
+        super().__init__(max_length=64, **kwargs)
+
+    def to_python(self, value: Any) -> str:
+        raw_value = super().to_python(value)
+        value = _OPENALEX_URL_PREFIX.sub("", raw_value).upper()
+        # Checked on the raw value: a bare URL prefix must not become "no filter".
+        if raw_value and not self.pattern.fullmatch(value):
+            raise forms.ValidationError(
+                f"Enter an OpenAlex id such as {self.entity_letter}5023888391.", code="invalid"
+            )
+        return value
+
+
+class OpenAlexIdFilter(filters.CharFilter):
+    field_class = OpenAlexIdField
+
+
+class OrcidField(forms.CharField):
+    """An ORCID iD such as 0000-0002-1825-0097, bare or as its https://orcid.org/ URL."""
+
+    def to_python(self, value: Any) -> str:
+        raw_value = super().to_python(value)
+        value = _ORCID_URL_PREFIX.sub("", raw_value).upper()
+        if raw_value and not _ORCID.fullmatch(value):
+            raise forms.ValidationError(
+                "Enter an ORCID iD such as 0000-0002-1825-0097.", code="invalid"
+            )
+        return value
+
+
+class OrcidFilter(filters.CharFilter):
+    field_class = OrcidField
+
+
+class MergedRecordSerializer(serializers.Serializer):
+    """Only for the schema: the body of the 302 a merged slug answers."""
+
+    detail = serializers.CharField()
+    merged_into = serializers.CharField()
+    location = serializers.URLField()
+
+
+class SluggedRecord(Protocol):
+    slug: str
+
+
+def redirect_to_survivor(
+    request: Request, *, merged: SluggedRecord, survivor: SluggedRecord, view_name: str
+) -> Response:
+    """302 to the same endpoint for the record `merged` was merged into, query string kept.
+
+    One hop only: if the survivor was merged in turn, its URL redirects again, so each hop
+    stays a single query."""
+    location = request.build_absolute_uri(reverse(view_name, kwargs={"slug": survivor.slug}))
+    if query_string := request.META.get("QUERY_STRING"):
+        location = f"{location}?{query_string}"
+    body = {
+        "detail": f"Researcher {merged.slug} was merged into {survivor.slug}.",
+        "merged_into": survivor.slug,
+        "location": location,
+    }
+    return Response(body, status=status.HTTP_302_FOUND, headers={"Location": location})
+
+
+def api_not_found(request: HttpRequest, unmatched_path: str) -> JsonResponse:
+    """JSON 404 for API URLs no route matches (works/abc/, a malformed slug), so clients never
+    have to parse the HTML error page. Only paths ending in a slash land here, so APPEND_SLASH
+    still redirects works to works/."""
+    return JsonResponse({"detail": "Not found."}, status=404)

@@ -1,0 +1,13 @@
+"""/api/v1/works/ and a researcher's works: mounted by bzpeer.api_urls."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from .api import ResearcherWorksView, WorkDetailView, WorkListView
+
+urlpatterns = [
+    path("researchers/<slug:slug>/works/", ResearcherWorksView.as_view(), name="researcher-works"),
+    path("works/", WorkListView.as_view(), name="work-list"),
+    path("works/<int:pk>/", WorkDetailView.as_view(), name="work-detail"),
+]

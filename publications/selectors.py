@@ -84,7 +84,7 @@ def works_for_researcher(researcher: Researcher) -> QuerySet[Work]:
 
 @dataclass(frozen=True, slots=True)
 class ListedWork:
-    """A work as listings show it (publications/_work_item.html): `listed_authors` is the start
+    """A work as listings show it (pages/_work_item.html): `listed_authors` is the start
     of its byline in order ({"slug", "name", "raw_name"} each; slug and name are null for an
     author with no researcher record), `listed_topics` its topics strongest first ({"id",
     "name", "code"})."""

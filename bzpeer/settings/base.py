@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "publications",
     "graph",
     "claims",
+    "pages",
 ]
 
 MIDDLEWARE = [
@@ -100,13 +101,13 @@ TEMPLATES = [
         },
     },
     {
-        # The public read pages (see bzpeer/jinja2.py for why they use Jinja2).
+        # The public read pages (see pages/jinja2.py for why they use Jinja2).
         "NAME": "jinja2",
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
         "OPTIONS": {
-            "environment": "bzpeer.jinja2.environment",
+            "environment": "pages.jinja2.environment",
             "context_processors": [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
@@ -268,7 +269,7 @@ CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
 
 OPENALEX_API_URL = env.str("OPENALEX_API_URL", default="https://api.openalex.org")
 OPENALEX_MAILTO = env.str("OPENALEX_MAILTO", default="")
-# Anonymous profile pages are cached this long (0 turns the cache off); see researchers.views.
+# Anonymous profile pages are cached this long (0 turns the cache off); see pages.views.
 PROFILE_PAGE_CACHE_SECONDS = env.int("PROFILE_PAGE_CACHE_SECONDS", default=600)
 IMPORT_BATCH_SIZE = env.int("IMPORT_BATCH_SIZE", default=2000)
 IMPORT_CHUNK_LINES = env.int("IMPORT_CHUNK_LINES", default=20000)

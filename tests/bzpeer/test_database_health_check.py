@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from researchers.selectors import researcher_profile_page_state
+from pages.selectors import researcher_profile_page_state
 from tests.factories import ResearcherFactory
 
 

@@ -17,7 +17,7 @@ from graph.models import CloseCollaboratorsCount, CoauthorEdge
 from graph.tasks import coauthor_edges_schedule
 from publications.models import Authorship
 from researchers.models import Researcher
-from researchers.selectors import researcher_profile_page_state
+from pages.selectors import researcher_profile_page_state
 from tests.graph.conftest import author, close_count, work, write_jsonl
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,59 +1,51 @@
+"""The public pages: home, researcher profile (with follow), following, work, topic and
+institution. Each gathers what it shows from the selectors of the apps below and renders it;
+the hot read pages use the Jinja2 templates of templates/jinja2/pages/ (see pages/jinja2.py).
+"""
+
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.paginator import Paginator
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from bzpeer.http import not_found
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
 from publications.filters import WorkListForm
-from publications.models import Topic, Work
-from publications.selectors import WorkListing, work_facets_for_researcher
+from publications.models import Topic
+from publications.selectors import WorkListing, work_facets_for_researcher, works_with_details
+from researchers import page_cache
+from researchers import selectors as researcher_selectors
+from researchers import services as researcher_services
+from researchers.models import Institution
 
-from . import page_cache, selectors, services
-from .models import Institution, Researcher
+from . import selectors
+from .jsonld import article_jsonld, person_jsonld
 
 WORKS_PER_PAGE = 20
-SITE_COUNTS_SECONDS = 300
-
-
-def not_found(request: HttpRequest, what: str) -> HttpResponse:
-    return render(request, "404.html", {"what": what}, status=404)
-
-
-def _site_counts() -> dict[str, int]:
-    """Counts for the home page, cached: a COUNT(*) over a million works is not free."""
-    counts = cache.get("site-counts")
-    if counts is None:
-        counts = {
-            "researchers": selectors.researchers_public().count(),
-            "works": Work.objects.count(),
-            "topics": Topic.objects.count(),
-            "institutions": Institution.objects.count(),
-        }
-        cache.set("site-counts", counts, SITE_COUNTS_SECONDS)
-    return counts
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     context = {
-        "counts": _site_counts(),
+        "counts": selectors.site_counts(),
         "recent_works": WorkListing.recent()[:8],
-        "most_followed": selectors.researchers_most_followed(),
+        "most_followed": researcher_selectors.researchers_most_followed(),
     }
-    return render(request, "researchers/home.html", context, using="jinja2")
+    return render(request, "pages/home.html", context, using="jinja2")
 
 
 def works_page_context(
     request: HttpRequest, listing: WorkListing, *, form: WorkListForm, base_url: str
-) -> dict:
+) -> dict[str, Any]:
     """The page of `listing` the request asks for, with what _works_list.html and
     _works_filters.html need: the form (its valid filters already applied by the caller), the
     page, and the query string the page links keep."""
@@ -66,30 +58,6 @@ def works_page_context(
         "works_query": query.urlencode(),
         "works_base_url": base_url,
     }
-
-
-def person_jsonld(request: HttpRequest, researcher: Researcher) -> dict:
-    """schema.org Person for search engines; identifiers as their canonical URLs."""
-    same_as = [f"https://openalex.org/{researcher.openalex_id}"] if researcher.openalex_id else []
-    if researcher.orcid:
-        same_as.append(f"https://orcid.org/{researcher.orcid}")
-    data = {
-        "@context": "https://schema.org",
-        "@type": "Person",
-        "name": researcher.display_name,
-        "url": request.build_absolute_uri(reverse("researcher-profile", args=[researcher.slug])),
-        "sameAs": same_as,
-    }
-    if researcher.alternate_names:
-        data["alternateName"] = researcher.alternate_names
-    if researcher.last_known_institution:
-        data["affiliation"] = {
-            "@type": "Organization",
-            "name": researcher.last_known_institution.name,
-        }
-    if researcher.tagline:
-        data["description"] = researcher.tagline
-    return data
 
 
 def _anonymous_page(request: HttpRequest, slug: str) -> tuple[int, str] | None:
@@ -140,14 +108,14 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "researcher": researcher,
         "person_jsonld": person_jsonld(request, researcher),
-        "is_following": selectors.researcher_is_followed_by(researcher, request.user),
+        "is_following": researcher_selectors.researcher_is_followed_by(researcher, request.user),
         "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
         "facets": facets,
         **works_page_context(request, listing, form=form, base_url=base_url),
     }
     if request.htmx and request.htmx.target == "works":
-        return render(request, "publications/_works_list.html", context, using="jinja2")
-    response = render(request, "researchers/profile.html", context, using="jinja2")
+        return render(request, "pages/_works_list.html", context, using="jinja2")
+    response = render(request, "pages/profile.html", context, using="jinja2")
     if cached_as:
         page_cache.profile_page_store(
             researcher_id=researcher_id,
@@ -161,7 +129,7 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
-    researcher = get_object_or_404(selectors.researchers_public(), slug=slug)
+    researcher = get_object_or_404(researcher_selectors.researchers_public(), slug=slug)
     if not request.user.is_authenticated:
         # A visitor goes to log in and comes back to the profile they were on.
         login_url = f"{reverse('account_login')}?next={reverse('researcher-profile', args=[slug])}"
@@ -171,23 +139,58 @@ def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
             return response
         return redirect(login_url)
     if request.POST.get("action") == "unfollow":
-        services.follow_delete(user=request.user, researcher=researcher)
+        researcher_services.follow_delete(user=request.user, researcher=researcher)
     else:
-        services.follow_create(user=request.user, researcher=researcher)
+        researcher_services.follow_create(user=request.user, researcher=researcher)
     if not request.htmx:
         return redirect("researcher-profile", slug=slug)
     researcher.refresh_from_db(fields=["followers_count"])
     context = {"researcher": researcher, "is_following": request.POST.get("action") != "unfollow"}
-    return render(request, "researchers/_follow_button.html", context, using="jinja2")
+    return render(request, "pages/_follow_button.html", context, using="jinja2")
 
 
 @login_required
 @require_GET
 def following(request: HttpRequest) -> HttpResponse:
-    page = Paginator(selectors.researchers_followed_by(request.user), 30).get_page(
+    page = Paginator(researcher_selectors.researchers_followed_by(request.user), 30).get_page(
         request.GET.get("page")
     )
-    return render(request, "researchers/following.html", {"researchers_page": page}, using="jinja2")
+    return render(request, "pages/following.html", {"researchers_page": page}, using="jinja2")
+
+
+@require_GET
+def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    work = works_with_details().filter(pk=pk).first()
+    if work is None:
+        return not_found(request, "work")
+    context = {"work": work, "article_jsonld": article_jsonld(request, work)}
+    return render(request, "pages/work.html", context)
+
+
+@require_GET
+def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    topic = Topic.objects.select_related("parent__parent__parent").filter(pk=pk).first()
+    if topic is None:
+        return not_found(request, "topic")
+    researchers = selectors.researchers_in_topic(topic)
+    page = Paginator(WorkListing.for_topic(topic.pk), WORKS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    ancestors = []
+    node = topic.parent
+    while node is not None and len(ancestors) < 3:
+        ancestors.insert(0, node)
+        node = node.parent
+    children = topic.children.annotate(works=Count("work_topics")).order_by("-works", "name")[:30]
+    context = {
+        "topic": topic,
+        "ancestors": ancestors,
+        "children": children,
+        "researchers": researchers,
+        "works_page": page,
+        "works_query": "",
+    }
+    return render(request, "pages/topic.html", context, using="jinja2")
 
 
 @require_GET
@@ -196,7 +199,7 @@ def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if institution is None:
         return not_found(request, "institution")
     researchers = (
-        selectors.researchers_public()
+        researcher_selectors.researchers_public()
         .filter(last_known_institution=institution)
         .order_by("-cited_by_count", "id")[:30]
     )
@@ -209,5 +212,5 @@ def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
         **works_page_context(request, listing, form=form, base_url=base_url),
     }
     if request.htmx and request.htmx.target == "works":
-        return render(request, "publications/_works_list.html", context, using="jinja2")
-    return render(request, "researchers/institution.html", context, using="jinja2")
+        return render(request, "pages/_works_list.html", context, using="jinja2")
+    return render(request, "pages/institution.html", context, using="jinja2")

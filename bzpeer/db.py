@@ -1,0 +1,32 @@
+"""Database helpers shared by the apps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import InterfaceError, OperationalError, connection
+
+
+def _fetchone(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def fetchone_without_health_check(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+    """One row of `sql`, for a request whose first query is often its only one.
+
+    Django's connection health check (CONN_HEALTH_CHECKS) would spend a round trip (SELECT 1)
+    before it; instead, a connection the server has closed (a restart, a terminated backend)
+    makes this query fail, and it runs once more on a new connection, so the request still does
+    not fail. Inside a transaction the connection is known to be alive and nothing is retried.
+    """
+    if connection.in_atomic_block:
+        return _fetchone(sql, params)
+    connection.health_check_done = True
+    try:
+        return _fetchone(sql, params)
+    except (OperationalError, InterfaceError):
+        connection.close()
+        return _fetchone(sql, params)

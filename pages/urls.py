@@ -1,0 +1,35 @@
+"""The public pages, mounted at the site root by bzpeer.urls."""
+
+from __future__ import annotations
+
+from django.contrib.sitemaps import views as sitemap_views
+from django.urls import include, path
+
+from . import views
+from .sitemaps import SITEMAPS
+
+# Work and topic pages keep the URL names they have always had (publications:work-detail,
+# publications:topic-detail), which templates and links across the site use.
+publication_patterns = (
+    [
+        path("works/<int:pk>/", views.work_detail, name="work-detail"),
+        path("topics/<int:pk>/", views.topic_detail, name="topic-detail"),
+    ],
+    "publications",
+)
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("following/", views.following, name="following"),
+    path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
+    path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
+    path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
+    path("", include(publication_patterns)),
+    path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap-index"),
+    path(
+        "sitemap-<section>.xml",
+        sitemap_views.sitemap,
+        {"sitemaps": SITEMAPS},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
+]

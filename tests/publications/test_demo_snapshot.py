@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -11,6 +13,10 @@ from researchers.models import Researcher
 from tests.conftest import REPO_ROOT
 
 DEMO = REPO_ROOT / "demo" / "openalex"
+DEMO_DATA = REPO_ROOT / "demo" / "data"
+BUILDER = REPO_ROOT / "demo" / "build_demo_snapshot.py"
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+PHONE = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\d{2,4}\)?[\s.-]\d{3,4}[\s.-]\d{3,4}")
 
 
 @pytest.fixture
@@ -57,12 +63,32 @@ def test_the_demo_reimports_without_changes(demo, run_import):
 
 
 def test_the_demo_snapshot_carries_no_contact_data():
-    email = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
-    phone = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\d{2,4}\)?[\s.-]\d{3,4}[\s.-]\d{3,4}")
     files = list(DEMO.rglob("part_*"))
     assert len(files) == 4
     for path in files:
         text = path.read_text(encoding="utf-8")
-        assert not email.search(text), path
-        assert not phone.search(text), (path, phone.search(text))
+        assert not EMAIL.search(text), path
+        assert not PHONE.search(text), (path, PHONE.search(text))
         assert "mailto" not in text and "tel:" not in text
+
+
+def test_the_demo_data_files_carry_no_contact_data():
+    files = list(DEMO_DATA.rglob("*.toml"))
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert not EMAIL.search(text), path
+        assert not PHONE.search(text), (path, PHONE.search(text))
+        assert "mailto" not in text and "tel:" not in text
+
+
+def test_the_committed_snapshot_is_what_the_builder_makes_from_the_data_files(tmp_path):
+    subprocess.run(
+        [sys.executable, str(BUILDER), "--output-dir", str(tmp_path)], check=True, cwd=REPO_ROOT
+    )
+
+    built = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("part_*"))
+    committed = sorted(path.relative_to(DEMO) for path in DEMO.rglob("part_*"))
+    assert built == committed
+    for relative in committed:
+        assert (tmp_path / relative).read_bytes() == (DEMO / relative).read_bytes(), relative

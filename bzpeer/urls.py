@@ -21,7 +21,7 @@ urlpatterns = [
     # First: profile pages are the busiest, and every pattern tried before theirs costs each
     # request (no pattern here overlaps another, so the order is only about speed).
     path("", include("pages.urls")),
-    path("", include("researchers.urls")),
+    path("", include("search.urls")),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on every page, ours or allauth's.
     path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),

@@ -31,7 +31,7 @@ from bzpeer.api import (
 )
 
 from .models import Researcher
-from .search import researchers_matching_name
+from .name_search import researchers_matching_name
 from .selectors import researcher_by_slug, researchers_public
 
 

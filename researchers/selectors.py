@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from . import name_search
 from .models import Follow, Researcher
 
 
@@ -13,11 +14,9 @@ def researchers_public() -> QuerySet[Researcher]:
 
 
 def researchers_matching_name(queryset: QuerySet[Researcher], query: str) -> QuerySet[Researcher]:
-    """Name search lives in researchers.search, shared by the search page, the header box and
-    the API; this forwards to it for callers that import it from here (graph.selectors)."""
-    from .search import researchers_matching_name as matching_name
-
-    return matching_name(queryset, query)
+    """Name search lives in researchers.name_search, shared by the search app, the API and the
+    graph app; this forwards to it for callers that import it from here (graph.selectors)."""
+    return name_search.researchers_matching_name(queryset, query)
 
 
 def researcher_by_slug(slug: str) -> Researcher | None:

@@ -1,8 +1,8 @@
 """The search benchmark: `make bench` (after the import bench), or
 `python -m tests.bench.search_bench [--database bzpeer_bench]`.
 
-It times the search selectors of researchers/search.py, called directly through Django, on the
-synthetic corpus the import benchmark leaves in its database:
+It times the selectors of the search app (search/selectors/), called directly through Django,
+on the synthetic corpus the import benchmark leaves in its database:
 
 - name search with typos: researcher_search() (the search page's researchers tab) for names
   drawn from the corpus and misspelt (one or two edits, words swapped, capitals), and
@@ -334,8 +334,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from django.core.management import call_command
     from django.db import connection
 
-    from researchers import search
     from researchers.names import normalize_name
+    from search.selectors.counts import search_counts
+    from search.selectors.researchers import researcher_search
+    from search.selectors.results import SEARCH_PAGE_SIZE
+    from search.selectors.suggestions import SUGGESTION_LIMIT, researcher_suggestions
+    from search.selectors.works import (
+        WORK_CANDIDATE_LIMIT,
+        WorkFilters,
+        work_search,
+        work_topic_facets,
+        work_type_facets,
+    )
 
     say(f"migrating {options.database} (the search indexes) ...")
     call_command("migrate", verbosity=0, interactive=False)
@@ -359,9 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     say("warming up ...")
     for query in names[:30]:
-        search.researcher_search(query=query.text)
+        researcher_search(query=query.text)
     for _kind, text in works[:30]:
-        search.work_search(query=text)
+        work_search(query=text)
 
     runs = options.runs
     load_before = os.getloadavg()
@@ -372,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for query in names:
         samples = []
         for _ in range(runs):
-            duration, page = timed(lambda q=query: search.researcher_search(query=q.text))
+            duration, page = timed(lambda q=query: researcher_search(query=q.text))
             samples.append(duration)
         name_samples.setdefault(query.kind, []).append(samples)
         figures = quality.setdefault(
@@ -390,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     say(f"suggestions: {len(partial_names)} names typed part way ...")
     suggestion_samples = [
-        [timed(lambda q=text: search.researcher_suggestions(q))[0] for _ in range(runs)]
+        [timed(lambda q=text: researcher_suggestions(q))[0] for _ in range(runs)]
         for text in partial_names
     ]
 
@@ -398,17 +408,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     work_samples: dict[str, list[list[float]]] = {}
     for kind, text in works:
         work_samples.setdefault(kind, []).append(
-            [timed(lambda q=text: search.work_search(query=q))[0] for _ in range(runs)]
+            [timed(lambda q=text: work_search(query=q))[0] for _ in range(runs)]
         )
 
     say("the works tab as the page runs it ...")
 
     def works_tab(text: str) -> None:
-        filters = search.WorkFilters()
-        search.search_counts(text)
-        search.work_search(query=text, filters=filters)
-        search.work_topic_facets(query=text, filters=filters)
-        search.work_type_facets(query=text, filters=filters)
+        filters = WorkFilters()
+        search_counts(text)
+        work_search(query=text, filters=filters)
+        work_topic_facets(query=text, filters=filters)
+        work_type_facets(query=text, filters=filters)
 
     tab_samples = [[timed(lambda q=text: works_tab(q))[0]] for _kind, text in works[:200]]
     load_after = os.getloadavg()
@@ -453,15 +463,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     work_matches = {}
     for text in ("graph", "graph learning", '"sparse attention"', "zebra"):
-        work_matches[text] = search.work_search(query=text).total
+        work_matches[text] = work_search(query=text).total
     report = Report(
         measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
         machine=machine_describe(),
         corpus=corpus,
         settings={
-            "work_candidate_limit": search.WORK_CANDIDATE_LIMIT,
-            "page_size": search.SEARCH_PAGE_SIZE,
-            "suggestion_limit": search.SUGGESTION_LIMIT,
+            "work_candidate_limit": WORK_CANDIDATE_LIMIT,
+            "page_size": SEARCH_PAGE_SIZE,
+            "suggestion_limit": SUGGESTION_LIMIT,
             "runs_per_query": runs,
         },
         load=(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from researchers.search import researcher_suggestions, researchers_matching_name
+from researchers.name_search import researchers_matching_name
 from researchers.selectors import researchers_public
+from search.selectors.suggestions import researcher_suggestions
 from tests.factories import ResearcherFactory
 
 

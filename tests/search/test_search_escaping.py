@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from researchers.search import highlighted_html
+from search.highlight import highlighted_html
 from tests.factories import ResearcherFactory, WorkFactory
 
 SEARCH_URL = "/search/"

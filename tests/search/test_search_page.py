@@ -319,7 +319,7 @@ def test_a_page_past_the_end_says_so(client):
 
 
 def test_only_the_first_candidate_works_are_ranked_and_the_page_says_so(client, monkeypatch):
-    monkeypatch.setattr("researchers.search.WORK_CANDIDATE_LIMIT", 5)
+    monkeypatch.setattr("search.selectors.works.WORK_CANDIDATE_LIMIT", 5)
     WorkFactory.create_batch(8, title="Optical switching")
 
     response = client.get(SEARCH_URL, {"q": "optical", "tab": "works"})

@@ -1,0 +1,257 @@
+"""Researcher name search: typo-tolerant matching of names, shared by the search app (its
+researchers tab and the header suggestions), the API (`?search=` on researchers) and the graph
+app's path finder (researchers.selectors.researchers_matching_name forwards here).
+
+Names are compared in one normal form on both sides: researchers.names.normalize_name in Python
+(the importer stores it as Researcher.name_normalized; the query goes through it here), and its
+SQL twin researchers_normalize_name() (migrations 0007 and 0008) for text without a stored
+normal form: alternate names, institution and topic names. Both fold accents and case and keep
+a-z and 0-9. Researcher names are found word by word, a typo per word forgiven, through exact
+lookups in a GIN index of their words; trigram similarity only steps in when that finds nobody
+(see _name_candidates). Ranking is by trigram similarity to the whole query.
+
+The name helpers below (NormalizedName, name_score, trigram_name_condition, fragment_pattern)
+are also what the search app matches institution and topic names with. This module reads no
+other app: it sits at the bottom with the researchers it searches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.search import TrigramSimilarity, TrigramWordSimilarity
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    F,
+    FloatField,
+    Func,
+    Q,
+    QuerySet,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Greatest
+from django.db.models.lookups import Lookup
+
+from .models import Researcher
+from .names import normalize_name
+
+# Longer input is cut here: a name is never that long, and every matching cost grows with it.
+MAX_QUERY_LENGTH = 200
+
+
+class NormalizedName(Func):
+    """researchers_normalize_name(text): normalize_name in SQL, for columns without a stored
+    normal form. Institution names have a trigram index on exactly this expression."""
+
+    function = "researchers_normalize_name"
+    output_field = TextField()
+
+
+class BestAlternateNameScore(Func):
+    """The best name score (see name_score) among a researcher's alternate names, 0 if none.
+
+    Scored name by name rather than on the joined text, so that a record with many alternate
+    names does not win on their sheer number. Only computed for rows that already matched.
+    """
+
+    output_field = FloatField()
+
+    def __init__(self, names: Any, normalized_query: str) -> None:
+        super().__init__(names, Value(normalized_query, output_field=TextField()))
+
+    def as_sql(self, compiler: Any, connection: Any, **extra_context: Any) -> tuple[str, list]:
+        names_sql, names_params = compiler.compile(self.source_expressions[0])
+        query_sql, query_params = compiler.compile(self.source_expressions[1])
+        # Most records have no alternate name: the CASE spares them the subquery.
+        sql = (
+            f"CASE WHEN cardinality({names_sql}) = 0 THEN 0 ELSE "
+            f"(SELECT coalesce(max(similarity({query_sql}, alternate.name) "
+            f"+ word_similarity({query_sql}, alternate.name)), 0) "
+            f"FROM unnest({names_sql}) AS raw_name, "
+            f"researchers_normalize_name(raw_name) AS alternate(name)) END"
+        )
+        return sql, [*names_params, *query_params, *query_params, *names_params]
+
+
+def name_score(normalized_query: str, expression: Any) -> Any:
+    """similarity + word similarity, from 0 to 2.
+
+    Word similarity measures how much of the query a stretch of the name holds, forgiving typos;
+    plain similarity then prefers the name that has nothing else in it, so "zhong" lists Kai
+    Zhong before Kangyou Zhong, and "zhizhen zhong" puts Zhizhen Zhong before Zhizhen Zheng
+    however much more cited. Trigrams are a set, so word order does not count: "zhong zhizhen"
+    scores 2 against "zhizhen zhong".
+    """
+    return TrigramSimilarity(expression, normalized_query) + TrigramWordSimilarity(
+        normalized_query, expression
+    )
+
+
+def trigram_name_condition(query: Any, expression: str, *, fragment: Any = None) -> Q:
+    """Rows whose `expression` is like `query`, through a pg_trgm GIN index: `%>` is word
+    similarity of at least 0.6, so a name typed part way, a single word of a longer name or a
+    word with a typo matches. `fragment`, a LIKE pattern, catches a piece of a word ("izhe");
+    LIKE is case-sensitive, which is right because both sides are already lower-case (icontains
+    would wrap the column in UPPER() and miss the index)."""
+    condition = Q(**{f"{expression}__trigram_word_similar": query})
+    if fragment is not None:
+        condition |= Q(Like(F(expression), fragment))
+    return condition
+
+
+class Like(Lookup):
+    """`lhs LIKE rhs` with the pattern as given (Django's contains escapes and wraps it)."""
+
+    lookup_name = "like"
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list]:
+        lhs_sql, lhs_params = self.process_lhs(compiler, connection)
+        rhs_sql, rhs_params = self.process_rhs(compiler, connection)
+        return f"{lhs_sql} LIKE {rhs_sql}", [*lhs_params, *rhs_params]
+
+
+def fragment_pattern(normalized_query: str) -> str | None:
+    """A LIKE pattern for a one-word query of three letters or more (under three, LIKE has no
+    trigram to use the index with and `%>` finds the words that start that way)."""
+    if " " in normalized_query or len(normalized_query) < 3:
+        return None
+    return f"%{normalized_query}%"
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# Above this many query words the rest are looked up exactly: each word's variants are a few
+# hundred strings, and a query that long is a pasted title, not a name.
+_MAX_FUZZY_WORDS = 6
+
+
+def word_variants(word: str) -> list[str]:
+    """`word` and every string one edit away from it (Damerau: a letter dropped, added or
+    replaced, or two neighbours swapped), over the letters normalize_name keeps.
+
+    Words of one or two letters (initials, "li") stand for themselves: one edit away from
+    them is nearly every short word."""
+    if len(word) <= 2:
+        return [word]
+    variants = {word}
+    for position in range(len(word) + 1):
+        head, tail = word[:position], word[position:]
+        variants.update(head + letter + tail for letter in _LETTERS)  # added
+        if tail:
+            variants.add(head + tail[1:])  # dropped
+            variants.update(head + letter + tail[1:] for letter in _LETTERS)  # replaced
+        if len(tail) > 1:
+            variants.add(head + tail[1] + tail[0] + tail[2:])  # swapped
+    return sorted(variants)
+
+
+_NAME_WORDS = "string_to_array(name_normalized::text, ' ')"
+_ALTERNATE_NAME_WORDS = "string_to_array(researchers_normalize_names(alternate_names), ' ')"
+_ALTERNATE_NAMES = "researchers_normalize_names(alternate_names)"
+
+
+def _name_candidates(normalized_query: str) -> RawSQL:
+    """ARRAY(ids of the researchers whose name or an alternate name matches), in two tiers:
+
+    1. every word of the query, give or take one typo, is a word of the name: exact lookups in
+       the word indexes (`&&` on `string_to_array(...)`, migration 0008), cheap however common
+       the words are;
+    2. only when tier 1 finds nobody: trigram word similarity (`%>`, at least 0.6) for names
+       typed part way and heavier typos, and LIKE for a piece of a word ("izhe"). The trigram
+       scan reads the long posting lists of common trigrams, so it runs only when needed: the
+       `NOT EXISTS` is a one-time filter that skips it otherwise.
+
+    Merged records count in neither tier (they only live on as redirects). One statement,
+    evaluated once per query as an InitPlan; the caller matches `id = ANY(...)` on the primary
+    key.
+    """
+    words = list(dict.fromkeys(normalized_query.split()))
+    variants = [
+        word_variants(word) if index < _MAX_FUZZY_WORDS else [word]
+        for index, word in enumerate(words)
+    ]
+    # Each array goes in once, and reaches `&&` through a scalar subquery: given the array
+    # itself, the planner adds up a guess for each of its few hundred variants, concludes that
+    # most of the table matches and scans it all; given a subquery it takes its default 1% and
+    # uses the index.
+    columns = [f"w{index}" for index in range(len(variants))]
+    query_words = ", ".join(f"%s::text[] AS {column}" for column in columns)
+    by_name = " AND ".join(
+        f"{_NAME_WORDS} && (SELECT {column} FROM query_words)" for column in columns
+    )
+    by_alternate = " AND ".join(
+        f"{_ALTERNATE_NAME_WORDS} && (SELECT {column} FROM query_words)" for column in columns
+    )
+    trigram = f"name_normalized %%> %s OR {_ALTERNATE_NAMES} %%> %s"
+    trigram_params: list[Any] = [normalized_query, normalized_query]
+    if fragment := fragment_pattern(normalized_query):
+        trigram += f" OR name_normalized LIKE %s OR {_ALTERNATE_NAMES} LIKE %s"
+        trigram_params += [fragment, fragment]
+    sql = f"""ARRAY(
+        WITH query_words AS MATERIALIZED (SELECT {query_words}),
+        found_by_words AS MATERIALIZED (
+            SELECT id FROM researchers_researcher
+            WHERE merged_into_id IS NULL AND (({by_name}) OR ({by_alternate}))
+        )
+        SELECT id FROM found_by_words
+        UNION ALL
+        SELECT id FROM researchers_researcher
+        WHERE NOT EXISTS (SELECT FROM found_by_words) AND merged_into_id IS NULL
+          AND ({trigram})
+    )"""
+    # The SQL above is built from constants only; every value goes in as a parameter.
+    return RawSQL(  # noqa: S611
+        sql, [*variants, *trigram_params], output_field=ArrayField(BigIntegerField())
+    )
+
+
+class AnyOf(Lookup):
+    """`lhs = ANY(rhs)` for an array: with an ARRAY(subquery) it becomes an index scan on lhs
+    for the ids the subquery computed once."""
+
+    lookup_name = "any_of"
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list]:
+        lhs_sql, lhs_params = self.process_lhs(compiler, connection)
+        rhs_sql, rhs_params = self.process_rhs(compiler, connection)
+        return f"{lhs_sql} = ANY({rhs_sql})", [*lhs_params, *rhs_params]
+
+
+def researchers_name_filter(
+    queryset: QuerySet[Researcher], normalized_query: str
+) -> QuerySet[Researcher]:
+    """Researchers in `queryset` whose name or an alternate name matches (_name_candidates)."""
+    return queryset.filter(AnyOf(F("id"), _name_candidates(normalized_query)))
+
+
+def researchers_matching_name(queryset: QuerySet[Researcher], query: str) -> QuerySet[Researcher]:
+    """Narrow `queryset` to researchers whose name or an alternate name is like `query`, best
+    match first (annotated `name_score`), then the exact spelling, then most cited.
+
+    Case, accents, word order and a typo per word do not matter: "Zhong Zhizhen", "ZHIZHEN",
+    "zhizen zong" and "zhízhen zhong" all find Zhizhen Zhong. Used by the search page, the
+    header suggestions and the API.
+    """
+    normalized_query = normalize_name(query[:MAX_QUERY_LENGTH])
+    if not normalized_query:
+        # Punctuation only: nothing can match, and an empty pattern would match everything.
+        return queryset.none()
+    return (
+        researchers_name_filter(queryset, normalized_query)
+        .annotate(
+            name_score=Greatest(
+                name_score(normalized_query, F("name_normalized")),
+                BestAlternateNameScore(F("alternate_names"), normalized_query),
+            ),
+            # Trigrams are a set: "li anan" and "anan li" score the same, the spelling decides.
+            exact_name=Case(
+                When(name_normalized=normalized_query, then=Value(1)),
+                default=Value(0),
+            ),
+        )
+        .order_by("-name_score", "-exact_name", "-cited_by_count", "id")
+    )

@@ -1,0 +1,30 @@
+"""How many records of each kind match: the tabs of the search page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from researchers.name_search import researchers_name_filter
+from researchers.names import normalize_name
+from researchers.selectors import researchers_public
+
+from .results import MAX_QUERY_LENGTH, TabCount, capped_count
+from .topics_institutions import institutions_matching_name, topics_matching
+from .works import WorkFilters, works_matching
+
+SEARCH_KINDS: Sequence[str] = ("researchers", "works", "topics", "institutions")
+
+
+def search_counts(query: str) -> dict[str, TabCount]:
+    """How many records of each kind match `query`, without filters. Four queries."""
+    normalized_query = normalize_name(query[:MAX_QUERY_LENGTH])
+    if not normalized_query:
+        return {kind: TabCount(0) for kind in SEARCH_KINDS}
+    return {
+        "researchers": capped_count(
+            researchers_name_filter(researchers_public(), normalized_query)
+        ),
+        "works": capped_count(works_matching(query[:MAX_QUERY_LENGTH], WorkFilters())),
+        "topics": capped_count(topics_matching(query)),
+        "institutions": capped_count(institutions_matching_name(normalized_query)),
+    }

@@ -1,0 +1,84 @@
+"""The search page's researchers tab: researchers by name (typos forgiven, see
+researchers.name_search), filtered, paged, with their institutions as facets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Case, Count, Q, Value, When, Window
+
+from researchers.models import Researcher
+from researchers.name_search import researchers_matching_name, researchers_name_filter
+from researchers.names import normalize_name
+from researchers.selectors import researchers_public
+
+from .results import FACET_LIMIT, MAX_QUERY_LENGTH, SEARCH_PAGE_SIZE, Facet, SearchPage, page_offset
+
+
+@dataclass(frozen=True)
+class ResearcherFilters:
+    institution_id: int | None = None
+    has_orcid: bool = False
+    claimed: bool = False
+
+
+def _researcher_filter_q(filters: ResearcherFilters, *, with_institution: bool = True) -> Q:
+    condition = Q()
+    if with_institution and filters.institution_id is not None:
+        condition &= Q(last_known_institution_id=filters.institution_id)
+    if filters.has_orcid:
+        condition &= Q(orcid__isnull=False)
+    if filters.claimed:
+        condition &= Q(claimed_by__isnull=False)
+    return condition
+
+
+def researcher_search(
+    *, query: str, filters: ResearcherFilters = ResearcherFilters(), page: int = 1
+) -> SearchPage[Researcher]:
+    """One page of researchers for the search page, institution joined. One query."""
+    matches = researchers_matching_name(researchers_public(), query).filter(
+        _researcher_filter_q(filters)
+    )
+    offset = page_offset(page)
+    rows = list(
+        matches.select_related("last_known_institution").annotate(matches_total=Window(Count("*")))[
+            offset : offset + SEARCH_PAGE_SIZE
+        ]
+    )
+    return SearchPage(
+        items=rows,
+        number=page,
+        page_size=SEARCH_PAGE_SIZE,
+        total=rows[0].matches_total if rows else 0,
+    )
+
+
+def researcher_institution_facets(*, query: str, filters: ResearcherFilters) -> list[Facet]:
+    """The current institutions most common among the matches (the other filters applied),
+    the chosen one first. One query."""
+    normalized_query = normalize_name(query[:MAX_QUERY_LENGTH])
+    if not normalized_query:
+        return []
+    rows = (
+        researchers_name_filter(researchers_public(), normalized_query)
+        .filter(_researcher_filter_q(filters, with_institution=False))
+        .filter(last_known_institution__isnull=False)
+        .values("last_known_institution_id", "last_known_institution__name")
+        .annotate(
+            matches=Count("id"),
+            chosen=Case(
+                When(last_known_institution_id=filters.institution_id, then=Value(0)),
+                default=Value(1),
+            ),
+        )
+        .order_by("chosen", "-matches", "last_known_institution__name")[:FACET_LIMIT]
+    )
+    return [
+        Facet(
+            value=str(row["last_known_institution_id"]),
+            label=row["last_known_institution__name"],
+            count=row["matches"],
+        )
+        for row in rows
+    ]

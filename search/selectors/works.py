@@ -1,0 +1,232 @@
+"""The search page's works tab: ranked full-text search over titles and abstracts.
+
+Works use the generated tsvector column. Ranking every match of a common word is what makes
+full-text search slow (about 1 s at 200k matches), so the candidates are a LIMITed GIN match and
+only those are ranked: beyond WORK_CANDIDATE_LIMIT matches the page says so and asks for more
+words instead of pretending to have ranked everything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.postgres.expressions import ArraySubquery
+from django.contrib.postgres.search import SearchQuery
+from django.db import connection
+from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, QuerySet, Value, When
+from django.utils.safestring import SafeString
+
+from publications.models import Authorship, Work, WorkTopic
+from researchers.name_search import AnyOf
+from search.highlight import HIGHLIGHT_START, HIGHLIGHT_STOP, highlighted_html
+
+from .results import FACET_LIMIT, MAX_QUERY_LENGTH, SEARCH_PAGE_SIZE, Facet, SearchPage, page_offset
+
+# Only this many full-text matches are ranked (see the module docstring).
+WORK_CANDIDATE_LIMIT = 1000
+AUTHORS_SHOWN = 5
+
+_TITLE_HEADLINE_OPTIONS = (
+    f'HighlightAll=true, StartSel="{HIGHLIGHT_START}", StopSel="{HIGHLIGHT_STOP}"'
+)
+_ABSTRACT_HEADLINE_OPTIONS = (
+    f'MaxFragments=2, MaxWords=30, MinWords=12, FragmentDelimiter=" … ", '
+    f'StartSel="{HIGHLIGHT_START}", StopSel="{HIGHLIGHT_STOP}"'
+)
+TEXT_SEARCH_CONFIG = "english"  # the config Work.search_vector is generated with
+
+
+@dataclass(frozen=True)
+class WorkFilters:
+    year_from: int | None = None
+    year_to: int | None = None
+    type: str = ""
+    topic_id: int | None = None
+
+
+@dataclass
+class WorkHit:
+    work: Work
+    rank: float
+    title_html: SafeString
+    snippet_html: SafeString
+    authorships: list[Authorship] = field(default_factory=list)
+
+    @property
+    def more_authors_count(self) -> int:
+        """Authors beyond the ones shown (the work's own count, the byline may be longer)."""
+        return max(0, self.work.authors_count - len(self.authorships))
+
+
+def _work_search_query(query: str) -> SearchQuery:
+    return SearchQuery(query[:MAX_QUERY_LENGTH], search_type="websearch", config=TEXT_SEARCH_CONFIG)
+
+
+def works_matching(query: str, filters: WorkFilters, *, with_topic: bool = True) -> QuerySet[Work]:
+    """Works whose title or abstract match, filters applied, in no particular order."""
+    matches = Work.objects.filter(search_vector=_work_search_query(query)).order_by()
+    if filters.year_from is not None:
+        matches = matches.filter(publication_year__gte=filters.year_from)
+    if filters.year_to is not None:
+        matches = matches.filter(publication_year__lte=filters.year_to)
+    if filters.type:
+        matches = matches.filter(type=filters.type)
+    if with_topic and filters.topic_id is not None:
+        matches = matches.filter(
+            Exists(WorkTopic.objects.filter(work=OuterRef("pk"), topic_id=filters.topic_id))
+        )
+    return matches
+
+
+def _work_candidates(query: str, filters: WorkFilters, *, with_topic: bool = True) -> Any:
+    return works_matching(query, filters, with_topic=with_topic).values("id")[:WORK_CANDIDATE_LIMIT]
+
+
+_WORK_PAGE_SQL = """
+WITH candidates AS MATERIALIZED ({candidates}),
+ranked AS (
+    SELECT c.id, c.cited_by_count,
+           ts_rank(c.search_vector, websearch_to_tsquery(%s::regconfig, %s)) AS rank,
+           count(*) OVER () AS total
+    FROM candidates c
+    ORDER BY rank DESC, c.cited_by_count DESC, c.id
+    LIMIT %s OFFSET %s
+)
+SELECT r.id, r.rank, r.total,
+       ts_headline(%s::regconfig, translate(w.title, %s, ''),
+                   websearch_to_tsquery(%s::regconfig, %s), %s),
+       ts_headline(%s::regconfig, translate(w.abstract, %s, ''),
+                   websearch_to_tsquery(%s::regconfig, %s), %s)
+FROM ranked r JOIN publications_work w ON w.id = r.id
+ORDER BY r.rank DESC, r.cited_by_count DESC, r.id
+"""
+
+
+_WORK_HIT_FIELDS = (
+    "id",
+    "type",
+    "publication_year",
+    "cited_by_count",
+    "authors_count",
+    "source__name",
+    "source__abbreviated_name",
+)
+_AUTHORSHIP_FIELDS = (
+    "id",
+    "work_id",
+    "position",
+    "raw_name",
+    "researcher__slug",
+    "researcher__display_name",
+)
+
+
+def work_search(
+    *, query: str, filters: WorkFilters = WorkFilters(), page: int = 1
+) -> SearchPage[WorkHit]:
+    """One page of works, best ranked first, with highlighted title and abstract snippet.
+
+    Three queries: the ranked page (candidates, rank and headlines in one statement), the works
+    with their source, and their first AUTHORS_SHOWN authorships.
+    """
+    query = query[:MAX_QUERY_LENGTH]
+    candidates = works_matching(query, filters).values("id", "search_vector", "cited_by_count")[
+        :WORK_CANDIDATE_LIMIT
+    ]
+    candidates_sql, candidates_params = candidates.query.sql_with_params()
+    marks = HIGHLIGHT_START + HIGHLIGHT_STOP
+    params = [
+        *candidates_params,
+        TEXT_SEARCH_CONFIG,
+        query,
+        SEARCH_PAGE_SIZE,
+        page_offset(page),
+        TEXT_SEARCH_CONFIG,
+        marks,
+        TEXT_SEARCH_CONFIG,
+        query,
+        _TITLE_HEADLINE_OPTIONS,
+        TEXT_SEARCH_CONFIG,
+        marks,
+        TEXT_SEARCH_CONFIG,
+        query,
+        _ABSTRACT_HEADLINE_OPTIONS,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_WORK_PAGE_SQL.format(candidates=candidates_sql), params)
+        rows = cursor.fetchall()
+    if not rows:
+        return SearchPage(items=[], number=page, page_size=SEARCH_PAGE_SIZE, total=0)
+    # Only what a result row shows: the title and abstract come highlighted from the query
+    # above, and the JSON columns would only cost decoding.
+    works = (
+        Work.objects.select_related("source")
+        .only(*_WORK_HIT_FIELDS)
+        .prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("researcher")
+                .only(*_AUTHORSHIP_FIELDS)
+                .order_by("position")[:AUTHORS_SHOWN],
+                to_attr="first_authorships",
+            )
+        )
+        .in_bulk([row[0] for row in rows])
+    )
+    hits = [
+        WorkHit(
+            work=works[work_id],
+            rank=rank,
+            title_html=highlighted_html(title_headline),
+            snippet_html=highlighted_html(abstract_headline or ""),
+            authorships=works[work_id].first_authorships,
+        )
+        for work_id, rank, _total, title_headline, abstract_headline in rows
+        if work_id in works  # deleted between the two queries: leave it out
+    ]
+    total = rows[0][2]
+    return SearchPage(
+        items=hits,
+        number=page,
+        page_size=SEARCH_PAGE_SIZE,
+        total=total,
+        total_capped=total >= WORK_CANDIDATE_LIMIT,
+    )
+
+
+def work_topic_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
+    """The topics most common among the candidate works (the other filters applied), the chosen
+    one first. One query."""
+    rows = (
+        WorkTopic.objects.filter(
+            AnyOf(F("work_id"), ArraySubquery(_work_candidates(query, filters, with_topic=False)))
+        )
+        .values("topic_id", "topic__name")
+        .annotate(
+            matches=Count("work_id"),
+            chosen=Case(When(topic_id=filters.topic_id, then=Value(0)), default=Value(1)),
+        )
+        .order_by("chosen", "-matches", "topic__name")[:FACET_LIMIT]
+    )
+    return [
+        Facet(value=str(row["topic_id"]), label=row["topic__name"], count=row["matches"])
+        for row in rows
+    ]
+
+
+def work_type_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
+    """The work types among the candidate works (the other filters applied). One query."""
+    rows = (
+        Work.objects.filter(
+            AnyOf(
+                F("id"),
+                ArraySubquery(_work_candidates(query, dataclasses.replace(filters, type=""))),
+            )
+        )
+        .values("type")
+        .annotate(matches=Count("id"))
+        .order_by("-matches", "type")
+    )
+    return [Facet(value=row["type"], label=row["type"], count=row["matches"]) for row in rows]

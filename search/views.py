@@ -1,0 +1,128 @@
+"""Search pages: /search/ with a tab per kind of record, and the header's name suggestions (htmx).
+
+The selectors live in search/selectors/; this module reads and validates the query string
+(search/forms.py), picks the tab and renders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET
+
+from researchers.names import normalize_name
+
+from .forms import FILTER_FORMS, TAB_LABELS, SearchForm
+from .selectors.counts import SEARCH_KINDS, search_counts
+from .selectors.researchers import researcher_institution_facets, researcher_search
+from .selectors.results import MAX_QUERY_LENGTH
+from .selectors.suggestions import SUGGESTION_MIN_LENGTH, researcher_suggestions
+from .selectors.topics_institutions import (
+    institution_country_facets,
+    institution_search,
+    topic_search,
+)
+from .selectors.works import work_search, work_topic_facets, work_type_facets
+
+
+def _valid_data(form: forms.Form) -> forms.Form:
+    """Validate, keeping the fields that are valid: one bad filter must not void the others."""
+    form.is_valid()
+    return form
+
+
+def _tab_results(tab: str, query: str, filter_form: Any, page: int) -> dict[str, Any]:
+    filters = filter_form.to_filters()
+    if tab == "researchers":
+        return {
+            "results": researcher_search(query=query, filters=filters, page=page),
+            "institution_facets": researcher_institution_facets(query=query, filters=filters),
+        }
+    if tab == "works":
+        return {
+            "results": work_search(query=query, filters=filters, page=page),
+            "topic_facets": work_topic_facets(query=query, filters=filters),
+            "type_facets": work_type_facets(query=query, filters=filters),
+        }
+    if tab == "topics":
+        return {"results": topic_search(query=query, filters=filters, page=page)}
+    return {
+        "results": institution_search(query=query, filters=filters, page=page),
+        "country_facets": institution_country_facets(query=query, filters=filters),
+    }
+
+
+def _query_string(params: dict[str, Any]) -> str:
+    return "?" + urlencode({key: value for key, value in params.items() if value not in (None, "")})
+
+
+def _page_url(request: HttpRequest, page: int) -> str:
+    params = request.GET.copy()
+    params["page"] = str(page)
+    return f"?{params.urlencode()}"
+
+
+@require_GET
+def search(request: HttpRequest) -> HttpResponse:
+    form = _valid_data(SearchForm(request.GET))
+    query = form.cleaned_data.get("q", "") if "q" not in form.errors else ""
+    context: dict[str, Any] = {
+        "form": form,
+        "search_query": request.GET.get("q", "")[:MAX_QUERY_LENGTH],
+        "query": query,
+        "tab_labels": TAB_LABELS,
+    }
+    if not query:
+        return render(request, "search/search.html", context)
+
+    counts = search_counts(query)
+    tab = form.cleaned_data.get("tab") or next(
+        (kind for kind in SEARCH_KINDS if counts[kind].count), "researchers"
+    )
+    filter_form = _valid_data(FILTER_FORMS[tab](request.GET))
+    page = form.cleaned_data.get("page") or 1
+    tabs = [
+        {
+            "kind": kind,
+            "label": label,
+            "count": counts[kind],
+            "url": _query_string({"q": query, "tab": kind}),
+            "current": kind == tab,
+        }
+        for kind, label in TAB_LABELS.items()
+    ]
+    results = _tab_results(tab, query, filter_form, page)
+    current_page = results["results"]
+    context.update(
+        tab=tab,
+        tab_label=TAB_LABELS[tab],
+        counts=counts,
+        tabs=tabs,
+        other_tabs=[t for t in tabs if not t["current"] and t["count"].count],
+        filter_form=filter_form,
+        filtered=any(filter_form.cleaned_data.get(name) for name in filter_form.fields),
+        clear_filters_url=_query_string({"q": query, "tab": tab}),
+        first_page_url=_page_url(request, 1),
+        previous_page_url=_page_url(request, current_page.number - 1),
+        next_page_url=_page_url(request, current_page.number + 1),
+        **results,
+    )
+    return render(request, "search/search.html", context)
+
+
+@require_GET
+def suggest(request: HttpRequest) -> HttpResponse:
+    """The header box's suggestions: a short list of researchers linking to their profiles.
+
+    Fewer than two letters or digits gets an empty response, which empties the list."""
+    query = request.GET.get("q", "")[:MAX_QUERY_LENGTH]
+    if len(normalize_name(query)) < SUGGESTION_MIN_LENGTH:
+        return HttpResponse("")
+    researchers = researcher_suggestions(query)
+    return render(
+        request, "search/_suggestions.html", {"researchers": researchers, "query": query.strip()}
+    )

@@ -1,8 +1,11 @@
-"""Admin for researchers, institutions and affiliations.
+"""Admin for researchers, institutions, affiliations and follows.
 
 The researcher table holds hundreds of thousands of rows, so its changelist never counts the
 whole table exactly (EstimatedCountPaginator), searches the trigram-indexed normalized name
 instead of running ILIKE over display_name, and every foreign key is an autocomplete widget.
+
+ResearcherAdmin is defined here but registered by claims.admin.researchers, which adds what
+apps above this one own on the same page (merging duplicates, the close-collaborators count).
 """
 
 from __future__ import annotations
@@ -10,70 +13,19 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.core.paginator import Paginator
-from django.db import connections, models
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
-from django.utils.functional import cached_property
 
-from claims.admin_actions import merge_researchers
-from graph.models import CloseCollaboratorsCount
+from bzpeer.admin import (
+    URL_FIELDS_ASSUME_HTTPS,
+    EstimatedCountPaginator,
+    ReadOnlyAdminMixin,
+    SetOrEmptyFilter,
+    bare_identifier,
+)
 
 from .models import Affiliation, Follow, Institution, Researcher
 from .names import normalize_name
-
-# Prefixes people paste along with an identifier; the database stores the bare id.
-_IDENTIFIER_URL_PREFIXES = (
-    "https://openalex.org/",
-    "http://openalex.org/",
-    "https://orcid.org/",
-    "http://orcid.org/",
-)
-
-
-def bare_identifier(term: str) -> str:
-    """The identifier in a search term, without the URL prefix people often paste with it."""
-    term = term.strip()
-    for prefix in _IDENTIFIER_URL_PREFIXES:
-        if term.lower().startswith(prefix):
-            return term[len(prefix) :]
-    return term
-
-
-# A homepage typed without a scheme is taken as https (Django 6's default; 5.2 warns without it).
-URL_FIELDS_ASSUME_HTTPS = {models.URLField: {"assume_scheme": "https"}}
-
-
-class EstimatedCountPaginator(Paginator):
-    """A paginator that does not COUNT(*) an unfiltered table of millions of rows.
-
-    Below `exact_count_below` rows (and for every filtered or searched list) the count is exact.
-    Above it, an unfiltered list uses PostgreSQL's planner estimate (pg_class.reltuples, kept
-    fresh by autovacuum): an exact count of a large table takes seconds and the admin only
-    needs it for "N results" and the page links.
-    """
-
-    exact_count_below = 10_000
-
-    @cached_property
-    def count(self) -> int:
-        queryset = self.object_list
-        if isinstance(queryset, QuerySet) and not queryset.query.where:
-            estimate = _planner_row_estimate(queryset)
-            if estimate >= self.exact_count_below:
-                return estimate
-        return super().count
-
-
-def _planner_row_estimate(queryset: QuerySet) -> int:
-    """PostgreSQL's estimate of the rows in the queryset's table; -1 if never analyzed."""
-    with connections[queryset.db].cursor() as cursor:
-        cursor.execute(
-            "SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)",
-            [queryset.model._meta.db_table],
-        )
-        row = cursor.fetchone()
-    return int(row[0]) if row and row[0] is not None else -1
 
 
 def researcher_identifier_q(term: str) -> Q:
@@ -99,34 +51,16 @@ def researcher_search_q(term: str) -> Q:
     return condition
 
 
-class ClaimedFilter(admin.SimpleListFilter):
+class ClaimedFilter(SetOrEmptyFilter):
     title = "claimed"
-    parameter_name = "claimed"
-
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [("yes", "Claimed by a user"), ("no", "Not claimed")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        if self.value() == "yes":
-            return queryset.filter(claimed_by__isnull=False)
-        if self.value() == "no":
-            return queryset.filter(claimed_by__isnull=True)
-        return queryset
+    set_label = "Claimed by a user"
+    empty_label = "Not claimed"
 
 
-class MergedFilter(admin.SimpleListFilter):
+class MergedFilter(SetOrEmptyFilter):
     title = "merged"
-    parameter_name = "merged"
-
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [("yes", "Merged into another record"), ("no", "Not merged")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        if self.value() == "yes":
-            return queryset.filter(merged_into__isnull=False)
-        if self.value() == "no":
-            return queryset.filter(merged_into__isnull=True)
-        return queryset
+    set_label = "Merged into another record"
+    empty_label = "Not merged"
 
 
 @admin.register(Institution)
@@ -152,47 +86,14 @@ class AffiliationInline(admin.TabularInline):
         return super().get_queryset(request).select_related("institution")
 
 
-@admin.register(Researcher)
-class ResearcherAdmin(admin.ModelAdmin):
-    list_display = (
-        "display_name",
-        "slug",
-        "verification_level",
-        "is_claimed",
-        "is_merged",
-        "works_count",
-        "cited_by_count",
-        "h_index",
-        "last_known_institution",
-        "openalex_id",
-        "orcid",
-    )
-    list_select_related = ("last_known_institution",)
-    list_filter = ("verification_level", ClaimedFilter, MergedFilter, "open_to_collaborate")
-    # get_search_results below decides how these are matched; the list also turns the box on.
-    search_fields = ("display_name", "slug", "openalex_id", "orcid")
-    search_help_text = "Part of a name, or a slug, OpenAlex id or ORCID iD."
-    # The most cited first: an index serves it, unlike a sort by name over the whole table.
-    ordering = ("-cited_by_count",)
-    autocomplete_fields = ("last_known_institution", "claimed_by", "merged_into")
-    prepopulated_fields = {"slug": ("display_name",)}
-    readonly_fields = (
-        "name_normalized",
-        "trust_score",
-        "trust_breakdown",
-        "works_count",
-        "cited_by_count",
-        "h_index",
-        "i10_index",
-        "topics_count",
-        "followers_count",
-        "close_collaborators_count",
-        "citations_by_year",
-        "content_hash",
-        "created_at",
-        "updated_at",
-    )
-    fieldsets = (
+def researcher_fieldsets(*, counts_kept_elsewhere: tuple[str, ...] = ()) -> tuple:
+    """The sections of a researcher's change page.
+
+    counts_kept_elsewhere: read-only fields for cached counts that apps above keep in tables of
+    their own (claims' admin adds the graph's close-collaborators count); they are listed with
+    the researcher's cached figures, before the citations by year.
+    """
+    return (
         (
             None,
             {
@@ -228,7 +129,7 @@ class ResearcherAdmin(admin.ModelAdmin):
                     "i10_index",
                     "topics_count",
                     "followers_count",
-                    "close_collaborators_count",
+                    *counts_kept_elsewhere,
                     "citations_by_year",
                 ),
             },
@@ -238,9 +139,60 @@ class ResearcherAdmin(admin.ModelAdmin):
             {"classes": ("collapse",), "fields": ("content_hash", "created_at", "updated_at")},
         ),
     )
+
+
+class ResearcherAdmin(admin.ModelAdmin):
+    """Everything about a researcher record that this app owns.
+
+    Not registered here: the researcher admin is registered by claims' admin, which adds what
+    apps above this one own on the same page (merging duplicates, the close-collaborators
+    count), so the page stays one page at /admin/researchers/researcher/.
+    """
+
+    list_display = (
+        "display_name",
+        "slug",
+        "verification_level",
+        "is_claimed",
+        "is_merged",
+        "works_count",
+        "cited_by_count",
+        "h_index",
+        "last_known_institution",
+        "openalex_id",
+        "orcid",
+    )
+    list_select_related = ("last_known_institution",)
+    list_filter = (
+        "verification_level",
+        ("claimed_by", ClaimedFilter),
+        ("merged_into", MergedFilter),
+        "open_to_collaborate",
+    )
+    # get_search_results below decides how these are matched; the list also turns the box on.
+    search_fields = ("display_name", "slug", "openalex_id", "orcid")
+    search_help_text = "Part of a name, or a slug, OpenAlex id or ORCID iD."
+    # The most cited first: an index serves it, unlike a sort by name over the whole table.
+    ordering = ("-cited_by_count",)
+    autocomplete_fields = ("last_known_institution", "claimed_by", "merged_into")
+    prepopulated_fields = {"slug": ("display_name",)}
+    readonly_fields = (
+        "name_normalized",
+        "trust_score",
+        "trust_breakdown",
+        "works_count",
+        "cited_by_count",
+        "h_index",
+        "i10_index",
+        "topics_count",
+        "followers_count",
+        "citations_by_year",
+        "content_hash",
+        "created_at",
+        "updated_at",
+    )
+    fieldsets = researcher_fieldsets()
     inlines = (AffiliationInline,)
-    # Moderation: merging duplicates (claims.admin_actions; the claims app owns the rule).
-    actions = (merge_researchers,)
     formfield_overrides = URL_FIELDS_ASSUME_HTTPS
     paginator = EstimatedCountPaginator
     show_full_result_count = False
@@ -248,14 +200,6 @@ class ResearcherAdmin(admin.ModelAdmin):
     @admin.display(boolean=True, description="claimed", ordering="claimed_by")
     def is_claimed(self, researcher: Researcher) -> bool:
         return researcher.claimed_by_id is not None
-
-    @admin.display(description="close collaborators count")
-    def close_collaborators_count(self, researcher: Researcher) -> int:
-        # Kept by the graph app in a table of its own (graph.models.CloseCollaboratorsCount).
-        if researcher.pk is None:
-            return 0
-        stored = CloseCollaboratorsCount.objects.filter(researcher_id=researcher.pk)
-        return next(iter(stored.values_list("close_collaborators_count", flat=True)), 0)
 
     @admin.display(boolean=True, description="merged", ordering="merged_into")
     def is_merged(self, researcher: Researcher) -> bool:
@@ -303,7 +247,7 @@ class AffiliationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Follow)
-class FollowAdmin(admin.ModelAdmin):
+class FollowAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Who follows whom. Read-only: follows are the readers' own choice, made on the site."""
 
     list_display = ("user", "researcher", "created_at")
@@ -314,11 +258,7 @@ class FollowAdmin(admin.ModelAdmin):
     raw_id_fields = ("user", "researcher")
     date_hierarchy = "created_at"
     ordering = ("-created_at",)
+    # Deleting a follow stays possible for staff holding the model permission.
+    deletable_by = "delete permission"
     paginator = EstimatedCountPaginator
     show_full_result_count = False
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Follow | None = None) -> bool:
-        return False

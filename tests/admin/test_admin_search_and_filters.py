@@ -56,11 +56,50 @@ def test_researcher_filters_pick_claimed_merged_and_level(admin_client, django_u
     merged = builders.researcher(merged_into=survivor)
     url = changelist("researchers_researcher")
 
-    assert listed(admin_client.get(url, {"claimed": "yes"})) == [claimed]
-    assert set(listed(admin_client.get(url, {"claimed": "no"}))) == {survivor, merged}
-    assert listed(admin_client.get(url, {"merged": "yes"})) == [merged]
-    assert set(listed(admin_client.get(url, {"merged": "no"}))) == {claimed, survivor}
+    # Django's EmptyFieldListFilter: isempty=0 is "claimed" / "merged", isempty=1 is "not".
+    assert listed(admin_client.get(url, {"claimed_by__isempty": "0"})) == [claimed]
+    assert set(listed(admin_client.get(url, {"claimed_by__isempty": "1"}))) == {survivor, merged}
+    assert listed(admin_client.get(url, {"merged_into__isempty": "0"})) == [merged]
+    assert set(listed(admin_client.get(url, {"merged_into__isempty": "1"}))) == {
+        claimed,
+        survivor,
+    }
     assert listed(admin_client.get(url, {"verification_level__exact": "1"})) == [survivor]
+
+
+def filter_choices(response, title: str) -> list[str]:
+    changelist = response.context["cl"]
+    spec = next(spec for spec in changelist.filter_specs if spec.title == title)
+    return [choice["display"] for choice in spec.choices(changelist)]
+
+
+def test_the_yes_no_filters_keep_their_titles_and_answers(admin_client):
+    builders.researcher(merged_into=builders.researcher())
+    researchers = admin_client.get(changelist("researchers_researcher"))
+    assert filter_choices(researchers, "claimed") == ["All", "Claimed by a user", "Not claimed"]
+    assert filter_choices(researchers, "merged") == [
+        "All",
+        "Merged into another record",
+        "Not merged",
+    ]
+    authorships = admin_client.get(changelist("publications_authorship"))
+    assert filter_choices(authorships, "linked to a researcher") == ["All", "Linked", "Name only"]
+    # With facets shown, each answer carries its count.
+    with_counts = admin_client.get(changelist("researchers_researcher"), {"_facets": "True"})
+    assert filter_choices(with_counts, "merged") == [
+        "All",
+        "Merged into another record (1)",
+        "Not merged (1)",
+    ]
+
+
+def test_authorship_filter_picks_authors_linked_to_a_researcher_or_named_only(admin_client):
+    work = builders.work(authors=(builders.researcher("Linked Author"),))
+    name_only = work.authorships.create(position=2, raw_name="Name Only")
+    linked = work.authorships.get(position=1)
+    url = changelist("publications_authorship")
+    assert listed(admin_client.get(url, {"researcher__isempty": "0"})) == [linked]
+    assert listed(admin_client.get(url, {"researcher__isempty": "1"})) == [name_only]
 
 
 def test_the_researcher_changelist_shows_works_citations_and_h_index(admin_client):

@@ -1,110 +1,49 @@
-"""Moderation in the Django admin: the claim queue, disputes, split requests and the audit log.
+"""Claims in the Django admin: every claim, and the moderation queue of pending ones.
 
 Claims are never edited as forms: every field is read-only and decisions are admin actions
 (approve at L3 or L4, reject or revoke with a reason through an intermediate page), usable in
 bulk from the list or one at a time from a claim's page. They call claims.services, which
-writes the audit log. The audit log itself is read-only here and in the database.
+writes the audit log.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.contrib import admin, messages
-from django.contrib.admin import helpers
+from allauth.account.models import EmailAddress
+from django.contrib import admin
 from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from researchers.models import Institution, VerificationLevel
-
-from . import services
-from .forms import ReasonForm
-from .models import (
+from bzpeer.admin import ReadOnlyAdminMixin
+from claims import services
+from claims.models import (
     Claim,
     ClaimCheck,
     ClaimStatus,
     ModerationEvent,
-    Notification,
     PendingClaim,
-    Report,
-    SplitRequest,
-    SplitRequestStatus,
     Vouch,
 )
-from .services import user_connected_orcids
+from claims.services import user_connected_orcids
+from researchers.models import Institution, VerificationLevel
 
-REASON_TEMPLATE = "claims/admin/reason_form.html"
-
-
-def reason_step(
-    modeladmin: admin.ModelAdmin,
-    request: HttpRequest,
-    queryset: QuerySet,
-    *,
-    title: str,
-    action: str,
-    button: str,
-    help_text: str,
-) -> tuple[str | None, HttpResponse | None]:
-    """An intermediate page asking for a reason. Returns (reason, None) once submitted, or
-    (None, the page to show)."""
-    form = ReasonForm(request.POST if "apply" in request.POST else None)
-    form.fields["reason"].help_text = help_text
-    if "apply" in request.POST and form.is_valid():
-        return form.cleaned_data["reason"], None
-    context = {
-        **modeladmin.admin_site.each_context(request),
-        "title": title,
-        "objects": queryset,
-        "form": form,
-        "action": action,
-        "button": button,
-        "opts": modeladmin.model._meta,
-        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-    }
-    return None, TemplateResponse(request, REASON_TEMPLATE, context)
+from .decisions import reason_step, report_outcome
 
 
-def _report(
-    modeladmin: admin.ModelAdmin, request: HttpRequest, done: int, refused: list[str], verb: str
-) -> None:
-    if done:
-        modeladmin.message_user(request, f"{done} {verb}.", messages.SUCCESS)
-    for message in refused:
-        modeladmin.message_user(request, message, messages.ERROR)
-
-
-class CheckInline(admin.TabularInline):
+class CheckInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = ClaimCheck
-    extra = 0
-    can_delete = False
     fields = ("kind", "outcome", "score", "detail", "checked_at")
     readonly_fields = fields
 
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class VouchInline(admin.TabularInline):
+class VouchInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = Vouch
-    extra = 0
-    can_delete = False
     fields = ("voucher", "voucher_researcher", "note", "created_at")
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class ContestedFilter(admin.SimpleListFilter):
@@ -121,7 +60,7 @@ class ContestedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Claim)
-class ClaimAdmin(admin.ModelAdmin):
+class ClaimAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Every claim, any status; the decisions are actions."""
 
     list_display = (
@@ -144,6 +83,7 @@ class ClaimAdmin(admin.ModelAdmin):
     list_select_related = ("researcher", "user")
     list_per_page = 50
     actions = ("approve_l3", "approve_l4", "reject_claims", "revoke_claims")
+    decided_by_actions = True
     inlines = (CheckInline, VouchInline)
     change_form_template = "claims/admin/claim_change_form.html"
     fields = (
@@ -176,12 +116,6 @@ class ClaimAdmin(admin.ModelAdmin):
             )
             .prefetch_related("checks")
         )
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def change_view(
         self,
@@ -252,9 +186,6 @@ class ClaimAdmin(admin.ModelAdmin):
 
     @admin.display(description="claimant and record, side by side")
     def comparison(self, claim: Claim) -> SafeString:
-        from allauth.account.models import EmailAddress
-        from django.template.loader import render_to_string
-
         researcher = claim.researcher
         institution_ids = set(researcher.affiliations.values_list("institution_id", flat=True))
         if researcher.last_known_institution_id:
@@ -298,7 +229,7 @@ class ClaimAdmin(admin.ModelAdmin):
         done, refused = services.claims_bulk_decide(
             claims=list(queryset), moderator=request.user, approve=True, level=level
         )
-        _report(self, request, done, refused, f"claim(s) approved at L{level}")
+        report_outcome(self, request, done, refused, f"claim(s) approved at L{level}")
 
     @admin.action(description="Approve at L3 (corroborated)", permissions=["change"])
     def approve_l3(self, request: HttpRequest, queryset: QuerySet) -> None:
@@ -324,7 +255,7 @@ class ClaimAdmin(admin.ModelAdmin):
         done, refused = services.claims_bulk_decide(
             claims=list(queryset), moderator=request.user, approve=False, reason=reason
         )
-        _report(self, request, done, refused, "claim(s) rejected")
+        report_outcome(self, request, done, refused, "claim(s) rejected")
         return None
 
     @admin.action(description="Revoke approved claims, with a reason", permissions=["change"])
@@ -347,7 +278,7 @@ class ClaimAdmin(admin.ModelAdmin):
                 done += 1
             except services.ClaimError as error:
                 refused.append(f"Claim #{claim.pk}: {error}")
-        _report(self, request, done, refused, "claim(s) revoked")
+        report_outcome(self, request, done, refused, "claim(s) revoked")
         return None
 
 
@@ -360,177 +291,3 @@ class PendingClaimAdmin(ClaimAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).filter(status=ClaimStatus.PENDING)
-
-
-@admin.register(Report)
-class ReportAdmin(admin.ModelAdmin):
-    """Disputes: impersonation reports on claimed profiles, oldest first (filter on Open)."""
-
-    list_display = ("id", "researcher", "reporter", "status", "short_reason", "created_at")
-    list_select_related = ("researcher", "reporter")
-    list_filter = ("status",)
-    search_fields = ("=id", "researcher__slug", "reporter__email")
-    ordering = ("created_at",)
-    actions = ("uphold", "dismiss")
-    fields = (
-        "researcher",
-        "claim",
-        "reporter",
-        "kind",
-        "reason",
-        "status",
-        "resolved_by",
-        "resolved_at",
-        "resolution_note",
-        "created_at",
-    )
-    readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description="reason")
-    def short_reason(self, report: Report) -> str:
-        return report.reason[:120]
-
-    def _resolve(
-        self, request: HttpRequest, queryset: QuerySet, *, uphold: bool
-    ) -> HttpResponse | None:
-        reason, page = reason_step(
-            self,
-            request,
-            queryset,
-            title="Uphold disputes (revokes the claim)" if uphold else "Dismiss disputes",
-            action="uphold" if uphold else "dismiss",
-            button="Uphold" if uphold else "Dismiss",
-            help_text="The reporter sees this note; an upheld dispute revokes the claim.",
-        )
-        if page:
-            return page
-        done, refused = 0, []
-        for report in queryset:
-            try:
-                services.report_resolve(
-                    report=report, moderator=request.user, uphold=uphold, note=reason
-                )
-                done += 1
-            except services.ClaimError as error:
-                refused.append(f"Dispute #{report.pk}: {error}")
-        _report(self, request, done, refused, "dispute(s) " + ("upheld" if uphold else "dismissed"))
-        return None
-
-    @admin.action(description="Uphold (revoke the claim), with a note", permissions=["change"])
-    def uphold(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        return self._resolve(request, queryset, uphold=True)
-
-    @admin.action(description="Dismiss, with a note", permissions=["change"])
-    def dismiss(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        return self._resolve(request, queryset, uphold=False)
-
-
-@admin.register(SplitRequest)
-class SplitRequestAdmin(admin.ModelAdmin):
-    """Works a claimant flagged as not theirs: accept detaches the work from the record."""
-
-    list_display = ("id", "researcher", "work", "requested_by", "status", "created_at")
-    list_select_related = ("researcher", "work", "requested_by")
-    list_filter = ("status",)
-    ordering = ("created_at",)
-    actions = ("accept", "dismiss")
-    fields = (
-        "researcher",
-        "work",
-        "requested_by",
-        "note",
-        "status",
-        "resolved_by",
-        "resolved_at",
-        "created_at",
-    )
-    readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def _resolve(self, request: HttpRequest, queryset: QuerySet, *, accept: bool) -> None:
-        done, refused = 0, []
-        for split_request in queryset.filter(status=SplitRequestStatus.OPEN):
-            try:
-                services.split_request_resolve(
-                    split_request=split_request, moderator=request.user, accept=accept
-                )
-                done += 1
-            except services.ClaimError as error:
-                refused.append(f"Request #{split_request.pk}: {error}")
-        _report(
-            self, request, done, refused, "request(s) " + ("accepted" if accept else "dismissed")
-        )
-
-    @admin.action(description="Accept: detach the work from the record", permissions=["change"])
-    def accept(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self._resolve(request, queryset, accept=True)
-
-    @admin.action(description="Dismiss: keep the work on the record", permissions=["change"])
-    def dismiss(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self._resolve(request, queryset, accept=False)
-
-
-@admin.register(ModerationEvent)
-class ModerationEventAdmin(admin.ModelAdmin):
-    """The audit log: read-only for everyone (the database refuses changes anyway)."""
-
-    list_display = ("created_at", "actor_label", "action", "claim_id", "researcher_id", "reason")
-    list_filter = ("action",)
-    search_fields = ("=claim__id", "actor_label", "reason")
-    search_help_text = "A claim id, part of the actor's email, or part of the reason."
-    date_hierarchy = "created_at"
-    fields = (
-        "created_at",
-        "actor_label",
-        "action",
-        "claim_id",
-        "researcher_id",
-        "report_id",
-        "reason",
-        "details",
-    )
-    readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-@admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "user", "kind", "subject", "read_at", "emailed_at")
-    list_select_related = ("user",)
-    list_filter = ("kind",)
-    search_fields = ("user__email", "subject")
-    readonly_fields = (
-        "user",
-        "kind",
-        "subject",
-        "message",
-        "url",
-        "created_at",
-        "read_at",
-        "emailed_at",
-    )
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

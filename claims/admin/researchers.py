@@ -1,4 +1,10 @@
-"""Moderation actions that live on other apps' admin pages (researchers.admin imports them)."""
+"""The researcher admin page, with what claims and graph add to researchers' own admin.
+
+researchers.admin.ResearcherAdmin has everything the researchers app owns; moderators also
+merge duplicate records there (a claims rule: claims.services.researcher_merge) and see the
+close-collaborators count (kept by graph). Registering the page here, above both apps, keeps
+it one page at /admin/researchers/researcher/ without researchers importing either.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,11 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
+from claims import services
+from claims.forms import MergeForm
+from graph.models import CloseCollaboratorsCount
+from researchers.admin import ResearcherAdmin, researcher_fieldsets
 from researchers.models import Researcher
-
-from . import services
-from .forms import MergeForm
 
 
 @admin.action(description="Merge the two selected records…", permissions=["change"])
@@ -53,3 +60,20 @@ def merge_researchers(
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
     }
     return TemplateResponse(request, "claims/admin/merge_form.html", context)
+
+
+@admin.register(Researcher)
+class ModeratedResearcherAdmin(ResearcherAdmin):
+    """The researcher page moderators use: researchers' admin, plus merging and graph counts."""
+
+    readonly_fields = (*ResearcherAdmin.readonly_fields, "close_collaborators_count")
+    fieldsets = researcher_fieldsets(counts_kept_elsewhere=("close_collaborators_count",))
+    actions = (merge_researchers,)
+
+    @admin.display(description="close collaborators count")
+    def close_collaborators_count(self, researcher: Researcher) -> int:
+        # Kept by the graph app in a table of its own (graph.models.CloseCollaboratorsCount).
+        if researcher.pk is None:
+            return 0
+        stored = CloseCollaboratorsCount.objects.filter(researcher_id=researcher.pk)
+        return next(iter(stored.values_list("close_collaborators_count", flat=True)), 0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.core.cache import cache
 from django.db import connection
 from django_redis import get_redis_connection
+from redis import Redis
 
 # Researcher ids whose edges wait for a full refresh among themselves (a merge moved
 # authorships); the drain moves them to PROCESSING first, so ids a crashed drain had taken are
@@ -24,7 +25,7 @@ SLICE_VERSION = "graph:slice:version:{id}"
 SLICE = "graph:slice:{generation}:{id}:{version}"
 
 
-def redis_client():  # noqa: ANN201
+def redis_client() -> Redis:
     return get_redis_connection("default")
 
 

@@ -15,9 +15,9 @@ from django.urls import reverse
 from graph import services
 from graph.models import CloseCollaboratorsCount, CoauthorEdge
 from graph.tasks import coauthor_edges_schedule
+from pages.selectors import researcher_profile_page_state
 from publications.models import Authorship
 from researchers.models import Researcher
-from pages.selectors import researcher_profile_page_state
 from tests.graph.conftest import author, close_count, work, write_jsonl
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -236,11 +236,12 @@ def test_the_explorer_refuses_post(client, db):
 def test_a_record_with_many_works_shows_the_same_slice_from_its_summary(
     client, run_import, purge_graph_queue, tmp_path: Path, monkeypatch
 ):
-    from graph import selectors
     from graph.models import SliceSummary
+    from graph.selectors import slices
+    from graph.services import metrics
 
     # Every record counts as one with many works, so this small corpus gets summaries.
-    monkeypatch.setattr(services, "SLICE_SUMMARY_MIN_WORKS", 1)
+    monkeypatch.setattr(metrics, "SLICE_SUMMARY_MIN_WORKS", 1)
     hub = author("A9630000000", "Hub Person")
 
     def records(cited_shift: int) -> list[dict]:
@@ -261,10 +262,10 @@ def test_a_record_with_many_works_shows_the_same_slice_from_its_summary(
 
     def both() -> tuple[dict, dict]:
         researcher.refresh_from_db()
-        monkeypatch.setattr(selectors, "SLICE_SUMMARY_MIN_WORKS", 1)
-        summarised = selectors.graph_slice_build(researcher)
-        monkeypatch.setattr(selectors, "SLICE_SUMMARY_MIN_WORKS", 10**9)
-        return summarised, selectors.graph_slice_build(researcher)
+        monkeypatch.setattr(slices, "SLICE_SUMMARY_MIN_WORKS", 1)
+        summarised = slices.graph_slice_build(researcher)
+        monkeypatch.setattr(slices, "SLICE_SUMMARY_MIN_WORKS", 10**9)
+        return summarised, slices.graph_slice_build(researcher)
 
     assert SliceSummary.objects.filter(researcher=researcher).exists()
     summarised, live = both()
@@ -278,6 +279,6 @@ def test_a_record_with_many_works_shows_the_same_slice_from_its_summary(
     assert summarised_again != summarised
 
     # Below the threshold the summary goes, and the slice reads the works themselves.
-    monkeypatch.setattr(services, "SLICE_SUMMARY_MIN_WORKS", 10**9)
+    monkeypatch.setattr(metrics, "SLICE_SUMMARY_MIN_WORKS", 10**9)
     services.researcher_metrics_refresh(researcher_ids=[researcher.id])
     assert not SliceSummary.objects.filter(researcher=researcher).exists()

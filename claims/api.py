@@ -1,7 +1,9 @@
 """REST API for the signed-in user's claims (/api/v1/claims/).
 
 One view per operation; input and output serializers are separate and hold no rules: the
-views call claims.services and claims.selectors. Another user's claim is a 404.
+views call claims.services and claims.selectors. Another user's claim is a 404. A refusal of
+a service reaches the client through bzpeer.errors.api_exception_handler (400, 409, or 429 with
+Retry-After), so no view maps errors itself.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from researchers.models import Researcher
 
 from . import selectors, services
 from .models import Claim
-from .ratelimit import RateLimited
 
 
 class ClaimCheckOutputSerializer(serializers.Serializer):
@@ -75,17 +76,6 @@ class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-def _error_response(error: Exception) -> Response:
-    if isinstance(error, RateLimited):
-        return Response(
-            {"detail": str(error)},
-            status=status.HTTP_429_TOO_MANY_REQUESTS,
-            headers={"Retry-After": str(error.retry_after)},
-        )
-    code = status.HTTP_409_CONFLICT if isinstance(error, services.ClaimConflict) else 400
-    return Response({"detail": str(error)}, status=code)
-
-
 class ClaimListCreateView(ListAPIView):
     """GET: your own claims, newest first. POST: open a claim on a record."""
 
@@ -114,10 +104,7 @@ class ClaimListCreateView(ListAPIView):
         ).first()
         if researcher is None:
             raise NotFound("No such researcher.")
-        try:
-            claim = services.claim_submit(user=request.user, researcher=researcher, **values)
-        except (services.ClaimError, RateLimited) as error:
-            return _error_response(error)
+        claim = services.claim_submit(user=request.user, researcher=researcher, **values)
         claim = selectors.claim_for_user_or_404(user=request.user, claim_id=claim.pk)
         return Response(ClaimOutputSerializer(claim).data, status=status.HTTP_201_CREATED)
 
@@ -140,9 +127,6 @@ class ClaimWithdrawView(APIView):
     @extend_schema(request=None, responses={200: ClaimOutputSerializer, 400: ErrorSerializer})
     def post(self, request: Request, pk: int) -> Response:
         claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
-        try:
-            services.claim_withdraw(claim=claim, user=request.user)
-        except services.ClaimError as error:
-            return _error_response(error)
+        services.claim_withdraw(claim=claim, user=request.user)
         claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
         return Response(ClaimOutputSerializer(claim).data)

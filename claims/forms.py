@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.core.validators import URLValidator
 
-from researchers.models import Researcher, VerificationLevel
+from researchers.models import Researcher
 
 from .checks import email_domain_candidates
 
@@ -139,17 +139,6 @@ class ReasonForm(forms.Form):
         max_length=2000,
         help_text="The claimant sees this.",
     )
-
-
-class ApproveForm(forms.Form):
-    level = forms.TypedChoiceField(
-        coerce=int,
-        choices=[
-            (VerificationLevel.CORROBORATED, "L3: corroborated"),
-            (VerificationLevel.MODERATOR_VERIFIED, "L4: verified by a moderator on evidence"),
-        ],
-    )
-    reason = forms.CharField(required=False, max_length=2000)
 
 
 class MergeForm(forms.Form):

@@ -12,18 +12,22 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
+from bzpeer import errors
+
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
 
 
-class RateLimited(Exception):
+class RateLimited(errors.RateLimited):
     """Raised when an action is over its limit; the message can be shown to the user."""
 
     def __init__(self, action: str, retry_after: int) -> None:
         self.action = action
-        self.retry_after = retry_after
         minutes = max(1, round(retry_after / 60))
-        super().__init__(f"Too many attempts. Please try again in about {minutes} minute(s).")
+        super().__init__(
+            f"Too many attempts. Please try again in about {minutes} minute(s).",
+            retry_after=retry_after,
+        )
 
 
 def parse_rate(rate: str) -> tuple[int, int]:

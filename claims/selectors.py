@@ -1,4 +1,4 @@
-"""Reads for claims shared by the pages, the API, the admin and the tasks.
+"""Reads for claims shared by the pages, the API, the admin, the services and the tasks.
 
 Every lookup of a claim by a user-supplied id goes through a permission-checked helper here:
 another user's claim is a 404, never a 403 that would confirm it exists.
@@ -7,23 +7,25 @@ another user's claim is a 404, never a 403 that would confirm it exists.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404
 
-from publications.models import Work
-from researchers.models import Follow, Researcher
+from bzpeer.users.models import User
+from publications.models import Authorship, Work
+from researchers.models import Affiliation, Follow, Institution, Researcher, VerificationLevel
 
+from . import checks
 from .models import Claim, ClaimStatus, Notification, Report, ReportStatus, SplitRequest
-from .services import vouch_eligibility
 from .trust import trust_band, trust_explanation
 
 
-def claims_of_user(user: Any) -> QuerySet[Claim]:
+def claims_of_user(user: User) -> QuerySet[Claim]:
     """The user's own claims, newest first, with what the account page and the API show."""
     return (
         Claim.objects.visible_to(user)
@@ -34,7 +36,7 @@ def claims_of_user(user: Any) -> QuerySet[Claim]:
     )
 
 
-def claim_for_user_or_404(*, user: Any, claim_id: int) -> Claim:
+def claim_for_user_or_404(*, user: User, claim_id: int) -> Claim:
     claim = claims_of_user(user).filter(pk=claim_id).first()
     if claim is None:
         raise Http404("No such claim.")
@@ -49,7 +51,7 @@ def researcher_for_claims_or_404(slug: str) -> Researcher:
     return researcher
 
 
-def researcher_claimed_by_user_or_404(*, slug: str, user: Any) -> Researcher:
+def researcher_claimed_by_user_or_404(*, slug: str, user: User | AnonymousUser) -> Researcher:
     """The record the user is the approved claimant of; anything else is a 404."""
     researcher = researcher_for_claims_or_404(slug)
     if not (
@@ -75,7 +77,7 @@ class AccountOverview:
     split_requests: list[SplitRequest] = field(default_factory=list)
 
 
-def account_overview(user: Any, *, follows_limit: int = 100) -> AccountOverview:
+def account_overview(user: User, *, follows_limit: int = 100) -> AccountOverview:
     notifications = list(Notification.objects.filter(user=user)[:20])
     return AccountOverview(
         emails=list(EmailAddress.objects.filter(user=user).order_by("-primary", "email")),
@@ -126,7 +128,7 @@ def _open_claims_and_disputes(researcher_id: int) -> tuple[int, int]:
         return cursor.fetchone()
 
 
-def claim_panel(*, researcher: Researcher, user: Any) -> ClaimPanel:
+def claim_panel(*, researcher: Researcher, user: User | AnonymousUser) -> ClaimPanel:
     """A handful of small queries whatever the record's size (the profile counts its queries)."""
     panel = ClaimPanel(
         researcher=researcher,
@@ -201,3 +203,105 @@ def works_for_claimant(researcher: Researcher, *, limit: int = 200) -> list[Work
             Prefetch("split_requests", queryset=open_requests, to_attr="open_split_requests")
         )[:limit]
     )
+
+
+# --- the user's verified addresses and connected ORCID iDs -----------------------------------
+
+
+def user_verified_emails(user: User) -> list[str]:
+    return list(
+        EmailAddress.objects.filter(user=user, verified=True)
+        .order_by("-primary", "email")
+        .values_list("email", flat=True)
+    )
+
+
+def user_connected_orcids(user: User) -> list[str]:
+    return list(
+        SocialAccount.objects.filter(user=user, provider="orcid").values_list("uid", flat=True)
+    )
+
+
+# --- what the automatic checks and the decisions read ----------------------------------------
+
+
+def base_verification_level(researcher: Researcher) -> int:
+    """The level a record has without a claimant: L1 with a persistent identifier, else L0."""
+    if researcher.openalex_id or researcher.orcid:
+        return VerificationLevel.IDENTIFIED
+    return VerificationLevel.NAME_ONLY
+
+
+def record_institution_domains(researcher: Researcher) -> dict[str, str]:
+    """Email domain -> institution name, over the record's institutions: its affiliations, its
+    last known institution and the institutions on its bylines."""
+    institution_ids = set(
+        Affiliation.objects.filter(researcher=researcher).values_list("institution_id", flat=True)
+    )
+    if researcher.last_known_institution_id:
+        institution_ids.add(researcher.last_known_institution_id)
+    for ids in Authorship.objects.filter(researcher=researcher).values_list(
+        "institution_ids", flat=True
+    ):
+        institution_ids.update(ids or [])
+    domains: dict[str, str] = {}
+    for name, email_domains in Institution.objects.filter(id__in=institution_ids).values_list(
+        "name", "email_domains"
+    ):
+        for domain in email_domains or []:
+            domains.setdefault(domain.lower().strip(), name)
+    return domains
+
+
+def claim_check_results(claim: Claim) -> list[checks.CheckResult]:
+    """Run every automatic check of a claim on the current data (reads only)."""
+    researcher = claim.researcher
+    user = claim.user
+    verified = {email.lower() for email in user_verified_emails(user)}
+    orcid_names: list[str] = []
+    connected = []
+    for account in SocialAccount.objects.filter(user=user, provider="orcid"):
+        connected.append(account.uid)
+        name = (account.extra_data or {}).get("person", {}).get("name") or {}
+        given = (name.get("given-names") or {}).get("value", "")
+        family = (name.get("family-name") or {}).get("value", "")
+        if given or family:
+            orcid_names.append(f"{given} {family}".strip())
+    return [
+        checks.orcid_check(connected_orcids=connected, record_orcid=researcher.orcid),
+        checks.institution_email_check(
+            email=claim.presented_email,
+            email_verified=claim.presented_email.lower() in verified,
+            institution_domains=record_institution_domains(researcher),
+        ),
+        checks.name_check(
+            claimant_names=[claim.claimant_name, user.display_name, *orcid_names],
+            record_names=[researcher.display_name, *(researcher.alternate_names or [])],
+        ),
+        checks.vouches_check(
+            vouch_count=claim.vouches.count(), needed=settings.CLAIMS_VOUCHES_NEEDED
+        ),
+    ]
+
+
+def vouch_eligibility(*, voucher: User, claim: Claim) -> tuple[Researcher | None, str]:
+    """(the voucher's own verified record, "") if they may vouch for this claim, else
+    (None, why not). Reads only; vouch_submit checks again under locks."""
+    if claim.user_id == voucher.pk:
+        return None, "You cannot vouch for your own claim."
+    own = (
+        Claim.objects.select_related("researcher")
+        .filter(user=voucher, status=ClaimStatus.APPROVED, level__gte=3)
+        .first()
+    )
+    if own is None:
+        return None, "Only researchers with a claim verified at L3 or L4 can vouch."
+    if own.researcher_id == claim.researcher_id:
+        return None, "You cannot vouch for a claim on your own record."
+    shared = Authorship.objects.filter(
+        researcher_id=claim.researcher_id,
+        work__authorships__researcher_id=own.researcher_id,
+    ).exists()
+    if not shared:
+        return None, "Only coauthors of this researcher can vouch for the claim."
+    return own.researcher, ""

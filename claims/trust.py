@@ -265,6 +265,13 @@ def coauthor_ids(researcher_ids: Collection[int]) -> set[int]:
         return {row[0] for row in cursor.fetchall()}
 
 
+def researchers_trust_refresh_with_coauthors(*, researcher_ids: Collection[int]) -> int:
+    """researchers_trust_refresh over these records and their coauthors (whose verified-coauthor
+    links change when one of these records changes level)."""
+    ids = set(researcher_ids) | coauthor_ids(researcher_ids)
+    return researchers_trust_refresh(researcher_ids=ids)
+
+
 def trust_explanation(breakdown: dict) -> list[dict]:
     """The stored breakdown as rows for the "How is this computed?" page."""
     stored = (breakdown or {}).get("components", {})

@@ -2,7 +2,9 @@
 
 Each view gathers input, calls a service or a selector and renders. Every state change is a
 POST (CSRF-checked by the middleware); every object comes through a permission-checked
-selector, so someone else's claim or record is a 404.
+selector, so someone else's claim or record is a 404. A refusal of a service (bzpeer.errors.
+ServiceError) becomes an error message through service_error_as_message: a form page is shown
+again with the refusal's status, a button redirects as it would on success.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from bzpeer.errors import service_error_as_message
 from publications.models import Work
 from researchers.models import Researcher
 
 from . import selectors, services
 from .forms import ClaimForm, ProfileEditForm, ReportForm, SplitRequestForm, VouchForm
 from .models import Claim
-from .ratelimit import RateLimited
 
 
 def _profile(researcher: Researcher) -> str:
@@ -46,8 +48,8 @@ def notifications_read(request: HttpRequest) -> HttpResponse:
 def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_for_claims_or_404(slug)
     panel = selectors.claim_panel(researcher=researcher, user=request.user)
-    verified = services.user_verified_emails(request.user)
-    domains = set(services.record_institution_domains(researcher))
+    verified = selectors.user_verified_emails(request.user)
+    domains = set(selectors.record_institution_domains(researcher))
     form = ClaimForm(
         request.POST or None,
         verified_emails=verified,
@@ -60,7 +62,7 @@ def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
             messages.error(request, panel.claim_blocked_reason or "You cannot claim this record.")
             return redirect(_profile(researcher))
         if form.is_valid():
-            try:
+            with service_error_as_message(request) as refusal:
                 services.claim_submit(
                     user=request.user,
                     researcher=researcher,
@@ -69,19 +71,13 @@ def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
                     presented_email=form.cleaned_data["presented_email"],
                     evidence_links=form.cleaned_data["evidence_links"],
                 )
-            except RateLimited as error:
-                messages.error(request, str(error))
-                status = 429
-            except services.ClaimError as error:
-                messages.error(request, str(error))
-                status = 409 if isinstance(error, services.ClaimConflict) else 400
-            else:
                 messages.success(
                     request,
                     f"Your claim on {researcher.display_name} is submitted. The automatic "
                     "checks run now; their results appear below.",
                 )
                 return redirect("claims:account")
+            status = refusal.status_code
         else:
             status = 400
     return render(
@@ -96,11 +92,8 @@ def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def claim_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
     claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
-    try:
+    with service_error_as_message(request):
         services.claim_withdraw(claim=claim, user=request.user)
-    except services.ClaimError as error:
-        messages.error(request, str(error))
-    else:
         messages.success(request, f"Your claim on {claim.researcher.display_name} is withdrawn.")
     return redirect("claims:account")
 
@@ -114,11 +107,8 @@ def vouch(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("No such claim.")
     form = VouchForm(request.POST)
     note = form.cleaned_data["note"] if form.is_valid() else ""
-    try:
+    with service_error_as_message(request):
         services.vouch_submit(voucher=request.user, claim=claim, note=note)
-    except (services.ClaimError, RateLimited) as error:
-        messages.error(request, str(error))
-    else:
         messages.success(request, "Thank you: your vouch is recorded.")
     return redirect(_profile(claim.researcher))
 
@@ -131,19 +121,13 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         if form.is_valid():
-            try:
+            with service_error_as_message(request) as refusal:
                 services.report_submit(
                     reporter=request.user, researcher=researcher, reason=form.cleaned_data["reason"]
                 )
-            except RateLimited as error:
-                messages.error(request, str(error))
-                status = 429
-            except services.ClaimError as error:
-                messages.error(request, str(error))
-                status = 400
-            else:
                 messages.success(request, "Thank you. A moderator will review your report.")
                 return redirect(_profile(researcher))
+            status = refusal.status_code
         else:
             status = 400
     return render(
@@ -190,13 +174,10 @@ def work_not_mine(request: HttpRequest, slug: str, work_id: int) -> HttpResponse
         raise Http404("No such work on this record.")
     form = SplitRequestForm(request.POST)
     note = form.cleaned_data["note"] if form.is_valid() else ""
-    try:
+    with service_error_as_message(request):
         services.split_request_submit(
             user=request.user, researcher=researcher, work=work, note=note
         )
-    except (services.ClaimError, RateLimited) as error:
-        messages.error(request, str(error))
-    else:
         messages.success(
             request, f"“{work.title}” is flagged as not yours; a moderator will review it."
         )

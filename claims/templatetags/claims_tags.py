@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import template
+from django.contrib.auth.models import AnonymousUser
 
+from bzpeer.users.models import User
 from claims import trust
 from claims.selectors import ClaimPanel, claim_panel
+from researchers.models import Researcher
 
 register = template.Library()
 
@@ -19,6 +20,6 @@ def trust_band(score: int | None) -> str:
 
 
 @register.simple_tag
-def claim_panel_for(researcher: Any, user: Any) -> ClaimPanel:
+def claim_panel_for(researcher: Researcher, user: User | AnonymousUser) -> ClaimPanel:
     """{% claim_panel_for researcher user as panel %}: what the identity panel shows."""
     return claim_panel(researcher=researcher, user=user)

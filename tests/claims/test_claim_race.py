@@ -1,5 +1,6 @@
 """Two users claim the same record at the same moment (threads, real PostgreSQL): exactly one
-claim ends approved, the other gets a clear message."""
+claim ends approved, the other gets a clear message. Two moderators merge the same pair of
+records at the same moment: one merge happens, the other is refused (no deadlock)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.db import connection
 from claims import services
 from claims.models import Claim, ClaimStatus
 from researchers.models import Researcher
+from tests.factories import ResearcherFactory
 
 from .conftest import make_member, record_at_institution
 from .helpers import submit
@@ -94,3 +96,25 @@ def test_two_institutional_claims_checked_at_the_same_moment_both_go_to_a_modera
     assert statuses == {(ClaimStatus.PENDING, services.MODERATION_NOTE_CONTESTED)}
     record.refresh_from_db()
     assert record.claimed_by_id is None
+
+
+def test_two_merges_of_one_pair_in_opposite_directions_merge_it_once(moderator):
+    def merge(source, survivor):
+        def call():
+            return services.researcher_merge(
+                source=source, survivor=survivor, moderator=moderator, reason="duplicates"
+            )
+
+        return call
+
+    for _ in range(3):  # a few rounds: the interleavings differ from run to run
+        a, b = ResearcherFactory(), ResearcherFactory()
+        results = run_together(merge(a, b), merge(b, a))
+        # Neither is a deadlock (an OperationalError): the second to lock waits, then finds
+        # the pair merged and is refused.
+        errors = [r for r in results if isinstance(r, Exception)]
+        assert len(errors) == 1, results
+        assert isinstance(errors[0], services.ClaimError)
+        assert "already merged" in str(errors[0])
+        merged = Researcher.objects.filter(pk__in=[a.pk, b.pk], merged_into__isnull=False)
+        assert merged.count() == 1

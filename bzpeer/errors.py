@@ -1,0 +1,103 @@
+"""Errors a service raises to refuse an action, and their one mapping to HTTP.
+
+A service refuses by raising a ServiceError subclass: its message is written for the person
+acting, its class says which HTTP answer it becomes. The mapping lives here only: DRF views get
+it from `api_exception_handler` (REST_FRAMEWORK["EXCEPTION_HANDLER"]), HTML views from
+`service_error_as_message`. Views call services and let the refusal through; none of them
+turns an error into a status code again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler, set_rollback
+
+
+class ServiceError(Exception):
+    """A rule refused the action. `message` can be shown as it is to the person acting."""
+
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    # Seconds after which trying again can succeed, when the refusal is temporary.
+    retry_after: int | None = None
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidRequest(ServiceError):
+    """The request breaks a rule the person can do something about (400)."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+
+
+class Conflict(ServiceError):
+    """The object is already taken or in another state: someone else got there first (409)."""
+
+    status_code = status.HTTP_409_CONFLICT
+
+
+class RateLimited(ServiceError):
+    """Too many attempts; the same request can succeed after `retry_after` seconds (429)."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's exception handler with ServiceError answered as {"detail": message}, its status
+    and, for a temporary refusal, a Retry-After header. Anything else is DRF's default."""
+    if isinstance(exc, ServiceError):
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+        # As DRF does for its own errors: an error answer never commits a request transaction.
+        set_rollback()
+        return Response({"detail": exc.message}, status=exc.status_code, headers=headers)
+    return exception_handler(exc, context)
+
+
+@dataclass
+class Refusal:
+    """What the block under `service_error_as_message` was refused with, if anything."""
+
+    error: ServiceError | None = None
+
+    def __bool__(self) -> bool:
+        return self.error is not None
+
+    @property
+    def status_code(self) -> int:
+        """The status of the page that reports the refusal (200 when there was none)."""
+        return self.error.status_code if self.error is not None else status.HTTP_200_OK
+
+
+@contextmanager
+def service_error_as_message(request: HttpRequest) -> Iterator[Refusal]:
+    """The HTML side of the mapping: a ServiceError raised in the block becomes an error
+    message for the next page the person sees, and the block is left there.
+
+    The view decides the page: code after the block runs only on a refusal, so a form view
+    re-renders with `refusal.status_code` and a button view redirects either way:
+
+        with service_error_as_message(request) as refusal:
+            services.report_submit(...)
+            messages.success(request, "Thank you.")
+            return redirect(profile)
+        return render(request, "form.html", context, status=refusal.status_code)
+    """
+    refusal = Refusal()
+    try:
+        yield refusal
+    except ServiceError as error:
+        refusal.error = error
+        messages.error(request, error.message)

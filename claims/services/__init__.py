@@ -1,0 +1,73 @@
+"""Writes for claims, verification, disputes, vouches, merges and profile edits.
+
+Every state change of the claims app goes through a function of this package: the HTML views,
+the API, the admin actions and the Celery tasks all call the same code. One module per
+responsibility:
+
+- claims:        the claimant opens a claim (its checks are queued) or withdraws it
+- decisions:     the automatic checks' verdict; a moderator approves, rejects, revokes
+- vouches:       a verified coauthor vouches for a pending claim
+- reports:       impersonation disputes and their resolution
+- merge:         merging duplicate records; split requests (a work that is not the claimant's)
+- profile:       the claimant edits their profile
+- audit:         the moderation audit log
+- notifications: in-app notifications (their emails go out from a task)
+- trust_refresh: trust score refreshes queued after a change commits
+- records, checks_queue, errors: row locks, queueing the checks task, the refusals
+
+Reads (verified emails, institution domains, check results, vouch eligibility) are in
+claims.selectors. Rules that must survive concurrency are enforced twice: a row lock on the
+researcher record serialises the decisions about one record, and the partial unique
+constraints on Claim catch anything that slips past.
+"""
+
+from __future__ import annotations
+
+from claims.selectors import user_connected_orcids
+
+from .audit import audit
+from .claims import claim_submit, claim_withdraw
+from .decisions import (
+    MODERATION_NOTE_CONTESTED,
+    MODERATION_NOTE_RECORD_CLAIMED,
+    MODERATION_NOTE_UNCORROBORATED,
+    claim_approve,
+    claim_checks_run,
+    claim_reject,
+    claim_revoke,
+    claims_bulk_decide,
+)
+from .errors import ClaimConflict, ClaimError
+from .merge import researcher_merge, split_request_resolve, split_request_submit
+from .notifications import notification_create, notifications_mark_read
+from .profile import researcher_profile_update
+from .reports import report_resolve, report_submit
+from .trust_refresh import trust_refresh_on_commit
+from .vouches import vouch_submit
+
+__all__ = [
+    "MODERATION_NOTE_CONTESTED",
+    "MODERATION_NOTE_RECORD_CLAIMED",
+    "MODERATION_NOTE_UNCORROBORATED",
+    "ClaimConflict",
+    "ClaimError",
+    "audit",
+    "claim_approve",
+    "claim_checks_run",
+    "claim_reject",
+    "claim_revoke",
+    "claim_submit",
+    "claim_withdraw",
+    "claims_bulk_decide",
+    "notification_create",
+    "notifications_mark_read",
+    "report_resolve",
+    "report_submit",
+    "researcher_merge",
+    "researcher_profile_update",
+    "split_request_resolve",
+    "split_request_submit",
+    "trust_refresh_on_commit",
+    "user_connected_orcids",  # a read (claims.selectors); claims.admin imports it from here
+    "vouch_submit",
+]

@@ -217,6 +217,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": env.str("API_ANON_RATE", default="120/min")},
+    # Service refusals (bzpeer.errors.ServiceError) answer {"detail": ...} with their status.
+    "EXCEPTION_HANDLER": "bzpeer.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "bzpeer API",

@@ -1,6 +1,7 @@
 """The automatic checks of a claim, as pure functions of plain values (no database).
 
-claims.services.claim_checks_run gathers the inputs, calls these and stores the results.
+claims.selectors.claim_check_results gathers the inputs and calls these;
+claims.services.decisions.claim_checks_run stores the results and decides.
 """
 
 from __future__ import annotations

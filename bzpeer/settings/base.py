@@ -68,7 +68,9 @@ INSTALLED_APPS = [
     "publications",
     "graph",
     "claims",
+    "search",
     "pages",
+    "imports",
 ]
 
 MIDDLEWARE = [
@@ -247,7 +249,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TIME_LIMIT = 60 * 60
 CELERY_BEAT_SCHEDULE = {
     "import-runs-resume-stalled": {
-        "task": "publications.tasks.import_runs_resume_stalled",
+        "task": "imports.tasks.import_runs_resume_stalled",
         "schedule": 5 * 60,
     },
     # Account age is a trust input: claimed records are rescored once a day.

@@ -1,4 +1,4 @@
-"""Celery tasks for imports: thin wrappers that call publications.services."""
+"""Celery tasks for imports: thin wrappers that call imports.services."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from datetime import timedelta
 from celery import group, shared_task
 from django.db import transaction
 
+from publications.importers.openalex.client import OpenAlexClient
+from publications.models import ImportChunk
+
 from . import services
-from .importers.openalex.client import OpenAlexClient
-from .models import ImportChunk
 
 logger = logging.getLogger(__name__)
 

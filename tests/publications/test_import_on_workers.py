@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.db import connection
 
 from bzpeer.celery import app as celery_app
+from imports.services import import_run_create
+from imports.tasks import import_run_enqueue
 from publications.models import Authorship, ImportChunk, ImportIssue, ImportRun, Work
-from publications.services import import_run_create
-from publications.tasks import import_run_enqueue
 from tests.support.synthetic import iter_works, write_works_snapshot
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -182,8 +182,8 @@ def test_a_run_whose_chunk_messages_were_lost_is_resent_and_finishes(workers, tm
 
     from django.utils import timezone
 
-    from publications.services import import_runs_claim_stalled
-    from publications.tasks import import_runs_resume_stalled
+    from imports.services import import_runs_claim_stalled
+    from imports.tasks import import_runs_resume_stalled
 
     write_works_snapshot(tmp_path / "snapshot", works=300)
     run, _ = import_run_create(paths=[str(tmp_path / "snapshot")], chunk_lines=100)

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from kombu.exceptions import OperationalError as BrokerError
 from tqdm import tqdm
 
-from publications import services, tasks
+from imports import services, tasks
 from publications.importers.openalex.client import OpenAlexClient, OpenAlexError
 from publications.importers.openalex.snapshot import SnapshotPathError
 from publications.models import ImportRun

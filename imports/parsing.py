@@ -1,0 +1,130 @@
+"""Raw input lines to plain records: parse, map, reject what cannot be used.
+
+Every line that cannot be used becomes an ImportIssue with its reason and text. Nothing here
+touches the database; the writer (publications.importers.writer) takes the records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from publications.importers import writer
+from publications.importers.openalex import mapper
+from publications.importers.records import MappingError
+from publications.models import ImportIssue
+
+RAW_TEXT_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True)
+class EntityHandler:
+    map: Callable[[Any], Any]
+    write: Callable[..., writer.WriteResult]
+    key: Callable[[Any], str]
+    # The writer's database-free part, run by parse_batch; write() then takes its result.
+    prepare: Callable[[Sequence[Any]], Any] | None = None
+
+
+ENTITY_HANDLERS: dict[str, EntityHandler] = {
+    "works": EntityHandler(
+        mapper.map_work, writer.write_works, lambda r: r.openalex_id, writer.prepare_works
+    ),
+    "authors": EntityHandler(mapper.map_author, writer.write_researchers, lambda r: r.openalex_id),
+    "institutions": EntityHandler(
+        mapper.map_institution, writer.write_institutions, lambda r: r.openalex_id
+    ),
+    "sources": EntityHandler(mapper.map_source, writer.write_sources, lambda r: r.openalex_id),
+    "topics": EntityHandler(mapper.map_topic, writer.write_topics, lambda r: r[0].external_id),
+}
+
+
+@dataclass
+class ParsedBatch:
+    read: int = 0
+    records: dict[str, list[Any]] = field(default_factory=dict)
+    issues: list[ImportIssue] = field(default_factory=list)
+    prepared: dict[str, Any] = field(default_factory=dict)  # kind -> its handler's prepare()
+
+
+def _raw_text(raw: bytes) -> str:
+    return raw[:RAW_TEXT_LIMIT].decode("utf-8", errors="replace").rstrip("\n")
+
+
+def parse_batch(
+    lines: Iterable[tuple[int, bytes]], *, entity: str | None, path: str, run_id: int
+) -> ParsedBatch:
+    """Parse and map raw lines. Every line that cannot be used becomes an ImportIssue with its
+    reason and text; duplicates of an id within the batch keep the first occurrence."""
+    batch = ParsedBatch()
+    first_line_of: dict[tuple[str, str], int] = {}
+
+    def reject(
+        line_number: int, raw: bytes, reason: str, *, kind: str = "", external_id: str = ""
+    ) -> None:
+        batch.issues.append(
+            ImportIssue(
+                run_id=run_id,
+                path=path,
+                line_number=line_number,
+                entity=kind,
+                external_id=external_id[:64],
+                reason=reason,
+                raw=_raw_text(raw),
+            )
+        )
+
+    for line_number, raw in lines:
+        if not raw.strip():
+            continue
+        batch.read += 1
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            reject(line_number, raw, f"malformed JSON: {exc}")
+            continue
+        raw_id = obj.get("id") if isinstance(obj, dict) else None
+        external_id = mapper.short_id_or_raw(raw_id)
+        kind = entity or mapper.entity_of_id(raw_id)
+        if kind is None:
+            reason = (
+                f"record is {mapper._type_name(obj)}, expected an object"
+                if not isinstance(obj, dict)
+                else "record has no id"
+                if not raw_id
+                else f"id is {mapper._type_name(raw_id)}, expected a string"
+                if not isinstance(raw_id, str)
+                else f"id {raw_id!r} is not an OpenAlex work, author, institution, source or topic id"
+            )
+            reject(line_number, raw, reason, external_id=external_id)
+            continue
+        handler = ENTITY_HANDLERS[kind]
+        try:
+            record = handler.map(obj)
+        except MappingError as exc:
+            reject(line_number, raw, str(exc), kind=kind, external_id=external_id)
+            continue
+        key = handler.key(record)
+        if (kind, key) in first_line_of:
+            reject(
+                line_number,
+                raw,
+                f"duplicate of {key} at line {first_line_of[(kind, key)]} in the same batch",
+                kind=kind,
+                external_id=key,
+            )
+            continue
+        first_line_of[(kind, key)] = line_number
+        batch.records.setdefault(kind, []).append(record)
+    for kind, records in batch.records.items():
+        prepare = ENTITY_HANDLERS[kind].prepare
+        if prepare is not None:
+            batch.prepared[kind] = prepare(records)
+    return batch
+
+
+# Entity order matters: works reference the others, which are then already there in full.
+WRITE_ORDER = ("topics", "sources", "institutions", "authors", "works")

@@ -1,0 +1,145 @@
+"""One batch of an import: one transaction that writes the records, their issues, the run's
+counts and the chunk's progress together."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import partial
+
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from graph.services import coauthor_bylines_before
+from graph.tasks import coauthor_edges_record_batch
+from publications.models import ImportChunk, ImportIssue, ImportRun
+
+from ..parsing import ENTITY_HANDLERS, WRITE_ORDER, ParsedBatch, parse_batch
+from .follow_up import researchers_follow_up
+
+logger = logging.getLogger(__name__)
+
+_RETRYABLE_SQLSTATES = {"40P01", "40001"}  # deadlock detected, serialization failure
+
+
+def _is_retryable(exc: DatabaseError) -> bool:
+    if isinstance(exc, IntegrityError):
+        return True  # a concurrent batch took an identifier first; the retry sees it and adapts
+    return getattr(getattr(exc, "__cause__", None), "sqlstate", None) in _RETRYABLE_SQLSTATES
+
+
+def batch_write(
+    batch: ParsedBatch, *, run_id: int, path: str, researchers_pending: set[int] | None = None
+) -> dict[str, int]:
+    """Write one parsed batch; the caller holds the transaction.
+
+    The researchers whose works changed are followed up in this transaction, or, when the caller
+    gives researchers_pending, added to it for the caller to follow up once for many batches
+    (the --sync run, see import_run_process). Researchers a batch removed from every byline it
+    changed are followed up here either way: nothing in the database would show them later.
+    """
+    totals = {"created": 0, "updated": 0, "unchanged": 0}
+    touched: set[int] = set()
+    unlinked: set[int] = set()
+    issues = list(batch.issues)
+    # The bylines this batch may replace, kept so the coauthor edges can follow (below).
+    work_ids = [record.openalex_id for record in batch.records.get("works", ())]
+    coauthor_bylines_before(work_openalex_ids=work_ids)
+    with connection.cursor() as cursor:
+        raw_cursor = cursor.cursor  # psycopg's own cursor, for COPY
+        for kind in WRITE_ORDER:
+            records = batch.records.get(kind)
+            if not records:
+                continue
+            write = ENTITY_HANDLERS[kind].write
+            if kind in batch.prepared:
+                write = partial(write, prepared=batch.prepared[kind])
+            result = write(raw_cursor, records)
+            totals["created"] += result.created
+            totals["updated"] += result.updated
+            totals["unchanged"] += result.unchanged
+            touched |= result.touched_researcher_ids
+            unlinked |= result.unlinked_researcher_ids
+            issues.extend(
+                ImportIssue(
+                    run_id=run_id,
+                    severity=ImportIssue.Severity.WARNING,
+                    path=path,
+                    entity=kind,
+                    external_id=warning.external_id,
+                    reason=warning.reason,
+                )
+                for warning in result.warnings
+            )
+    if issues:
+        ImportIssue.objects.bulk_create(issues, batch_size=1000)
+    # Bylines that changed are queued, in this transaction, for the coalesced edge drain.
+    coauthor_edges_record_batch(work_openalex_ids=work_ids)
+    if researchers_pending is None:
+        researchers_follow_up(researcher_ids=touched)
+    else:
+        researchers_pending |= touched - unlinked
+        if unlinked:
+            researchers_follow_up(researcher_ids=unlinked)
+    totals["failed"] = sum(
+        1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR
+    )
+    return totals
+
+
+def run_counts_add(run_id: int, *, read: int, totals: dict[str, int], chunk_finished: bool) -> None:
+    ImportRun.objects.filter(id=run_id).update(
+        read_count=F("read_count") + read,
+        created_count=F("created_count") + totals["created"],
+        updated_count=F("updated_count") + totals["updated"],
+        unchanged_count=F("unchanged_count") + totals["unchanged"],
+        failed_count=F("failed_count") + totals["failed"],
+        chunks_done=F("chunks_done") + (1 if chunk_finished else 0),
+        last_progress_at=timezone.now(),
+    )
+
+
+def import_batch_commit(
+    *,
+    chunk: ImportChunk,
+    lines: Sequence[tuple[int, bytes]],
+    next_line: int,
+    next_byte: int | None,
+    final: bool,
+    parsed: ParsedBatch | None = None,
+    researchers_pending: set[int] | None = None,
+) -> bool:
+    """Commit one batch of a chunk. Returns False when another worker already committed it.
+
+    The chunk row is advanced with a compare-and-set on next_line in the same transaction as
+    the writes: of two workers that got the same chunk, only one commits each batch.
+    `parsed` is parse_batch(lines) when the caller parsed them already; researchers_pending is
+    passed on to batch_write.
+    """
+    if parsed is None:
+        parsed = parse_batch(
+            lines, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id
+        )
+    for attempt in range(3):
+        try:
+            with transaction.atomic():
+                advanced = ImportChunk.objects.filter(
+                    id=chunk.id, next_line=chunk.next_line, done=False
+                ).update(next_line=next_line, next_byte=next_byte, done=final)
+                if not advanced:
+                    return False
+                pending_here: set[int] | None = None if researchers_pending is None else set()
+                totals = batch_write(
+                    parsed, run_id=chunk.run_id, path=chunk.path, researchers_pending=pending_here
+                )
+                run_counts_add(chunk.run_id, read=parsed.read, totals=totals, chunk_finished=final)
+            break
+        except DatabaseError as exc:
+            if attempt == 2 or not _is_retryable(exc):
+                raise
+            logger.warning("import batch of chunk %s retried after %s", chunk.id, exc)
+    if pending_here:
+        researchers_pending |= pending_here  # only what a committed attempt wrote
+    chunk.next_line, chunk.next_byte, chunk.done = next_line, next_byte, final
+    return True

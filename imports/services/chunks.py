@@ -1,0 +1,157 @@
+"""One chunk of an import (a line range of one file), read, parsed ahead and written batch by
+batch from where it last committed."""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from publications.importers.openalex import snapshot
+from publications.models import ImportChunk
+
+from ..parsing import ParsedBatch, parse_batch
+from .batches import import_batch_commit
+from .runs import import_run_finish_if_complete, import_run_mark_running
+
+ProgressCallback = Callable[[int], None]
+
+
+@dataclass
+class _ChunkBatch:
+    lines: list[tuple[int, bytes]]
+    parsed: ParsedBatch
+    next_line: int
+    next_byte: int | None
+    final: bool
+
+
+# Batches parsed ahead of the one being written: bounds the memory a chunk takes, whatever its size.
+_PARSE_AHEAD = 2
+_GIL_SWITCH_INTERVAL = 0.0005  # seconds
+_DONE = object()
+
+
+def _chunk_batches(chunk: ImportChunk, *, batch_size: int) -> Iterator[_ChunkBatch]:
+    """The chunk's batches from its next line on, read and parsed."""
+    path = Path(chunk.path)
+    lines = snapshot.read_lines(
+        path,
+        start_line=chunk.next_line,
+        end_line=chunk.end_line,
+        start_byte=chunk.next_byte,
+        is_document=snapshot.is_document(path),
+    )
+
+    def parsed(batch: list[tuple[int, bytes]], next_line: int, next_byte: int | None, final: bool):  # noqa: ANN202
+        return _ChunkBatch(
+            batch,
+            parse_batch(batch, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id),
+            next_line,
+            next_byte,
+            final,
+        )
+
+    batch: list[tuple[int, bytes]] = []
+    next_byte = chunk.next_byte
+    for line_number, offset, raw in lines:
+        batch.append((line_number, raw))
+        next_byte = offset
+        if len(batch) >= batch_size and line_number < chunk.end_line:
+            yield parsed(batch, line_number, next_byte, False)
+            batch = []
+    yield parsed(batch, chunk.end_line, next_byte, True)
+
+
+def _parse_ahead(batches: Iterator[_ChunkBatch]) -> Iterator[_ChunkBatch]:
+    """The same batches, read and parsed in a thread while the caller writes the previous ones.
+
+    Reading and parsing is Python work; writing mostly waits for PostgreSQL, and psycopg lets
+    other threads run while it waits, so the two overlap. At most _PARSE_AHEAD batches wait in
+    between. An error in the thread is raised here, after the batches that came before it.
+    """
+    handoff: queue.Queue = queue.Queue(maxsize=_PARSE_AHEAD)
+    stopped = threading.Event()
+
+    def hand(item: object) -> bool:
+        while not stopped.is_set():
+            try:
+                handoff.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                if not hand(batch):
+                    return
+            hand(_DONE)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            hand(exc)
+
+    thread = threading.Thread(target=produce, name="import-parse-ahead", daemon=True)
+    # The writer gets the GIL back sooner after each statement (CPython's default is 5 ms, a
+    # wait that would otherwise follow most statements of a batch, inside its transaction).
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch_interval, _GIL_SWITCH_INTERVAL))
+    thread.start()
+    try:
+        while True:
+            item = handoff.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stopped.set()
+        thread.join()
+        sys.setswitchinterval(switch_interval)
+
+
+def import_chunk_process(
+    *,
+    chunk_id: int,
+    batch_size: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    researchers_pending: set[int] | None = None,
+) -> None:
+    """Import one chunk from where it last committed. Returns quietly if it is gone or done.
+
+    With researchers_pending, the follow-up of the researchers it touched is left to the caller
+    (see batch_write), and so is finishing the run.
+    """
+    chunk = ImportChunk.objects.filter(id=chunk_id).first()
+    if chunk is None:
+        return
+    if chunk.done:
+        if researchers_pending is None:
+            import_run_finish_if_complete(run_id=chunk.run_id)
+        return
+    batch_size = batch_size or settings.IMPORT_BATCH_SIZE
+    import_run_mark_running(chunk.run_id)
+    for batch in _parse_ahead(_chunk_batches(chunk, batch_size=batch_size)):
+        committed = import_batch_commit(
+            chunk=chunk,
+            lines=batch.lines,
+            next_line=batch.next_line,
+            next_byte=batch.next_byte,
+            final=batch.final,
+            parsed=batch.parsed,
+            researchers_pending=researchers_pending,
+        )
+        if not committed:
+            if batch.final:
+                break  # another worker finished the chunk; the run may be complete
+            return
+        if on_progress:
+            on_progress(len(batch.lines))
+    if researchers_pending is None:
+        import_run_finish_if_complete(run_id=chunk.run_id)

@@ -1,0 +1,99 @@
+"""Import runs and their chunks: planned, started, finished, failed, found stalled."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from publications.importers.openalex import snapshot
+from publications.models import ImportChunk, ImportRun
+
+from ..parsing import WRITE_ORDER
+
+
+def import_run_create(
+    *, paths: Sequence[str], chunk_lines: int | None = None
+) -> tuple[ImportRun, list[str]]:
+    """Plan an import of snapshot files: one run, its chunks. Raises SnapshotPathError."""
+    files, skipped = snapshot.discover(list(paths))
+    chunk_lines = chunk_lines or settings.IMPORT_CHUNK_LINES
+    plans = [plan for file in files for plan in snapshot.plan_chunks(file, chunk_lines=chunk_lines)]
+    # Referenced entities first, so works find their authors and venues already complete.
+    plans.sort(
+        key=lambda plan: (
+            WRITE_ORDER.index(plan.entity) if plan.entity in WRITE_ORDER else 9,
+            str(plan.path),
+        )
+    )
+    with transaction.atomic():
+        run = ImportRun.objects.create(
+            source="openalex",
+            description="\n".join(str(p) for p in paths),
+            records_total=sum(plan.end_line - plan.start_line for plan in plans),
+            chunks_total=len(plans),
+        )
+        ImportChunk.objects.bulk_create(
+            ImportChunk(
+                run=run,
+                path=str(plan.path),
+                entity=plan.entity or "",
+                start_line=plan.start_line,
+                end_line=plan.end_line,
+                start_byte=plan.start_byte,
+                next_line=plan.start_line,
+                next_byte=plan.start_byte,
+            )
+            for plan in plans
+        )
+        if not plans:
+            ImportRun.objects.filter(id=run.id).update(
+                status=ImportRun.Status.SUCCEEDED,
+                started_at=timezone.now(),
+                finished_at=timezone.now(),
+            )
+    run.refresh_from_db()
+    return run, skipped
+
+
+def import_run_mark_running(run_id: int) -> None:
+    now = timezone.now()
+    ImportRun.objects.filter(id=run_id, status=ImportRun.Status.PENDING).update(
+        status=ImportRun.Status.RUNNING, started_at=now, last_progress_at=now
+    )
+
+
+def import_runs_claim_stalled(*, idle_for: timedelta) -> list[int]:
+    """Runs on the workers that made no progress for idle_for (their chunk messages were lost,
+    e.g. a broker restarted without persistence). Claims them by moving last_progress_at, so
+    two beat ticks never resend the same run. Returns their ids."""
+    now = timezone.now()
+    with transaction.atomic():
+        run_ids = list(
+            ImportRun.objects.select_for_update(skip_locked=True)
+            .filter(status=ImportRun.Status.RUNNING, last_progress_at__lt=now - idle_for)
+            .values_list("id", flat=True)
+        )
+        ImportRun.objects.filter(id__in=run_ids).update(last_progress_at=now)
+    return run_ids
+
+
+def import_run_finish_if_complete(*, run_id: int) -> bool:
+    """Mark the run succeeded once every chunk is done. Safe to call any number of times."""
+    finished = (
+        ImportRun.objects.filter(
+            id=run_id, status__in=[ImportRun.Status.PENDING, ImportRun.Status.RUNNING]
+        )
+        .exclude(chunks__done=False)
+        .update(status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now())
+    )
+    return bool(finished)
+
+
+def import_run_fail(*, run_id: int, error: str) -> None:
+    ImportRun.objects.filter(id=run_id).exclude(status=ImportRun.Status.SUCCEEDED).update(
+        status=ImportRun.Status.FAILED, error=error[:10_000], finished_at=timezone.now()
+    )

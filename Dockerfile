@@ -6,7 +6,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     # The apps are imported from the source tree (pyproject installs dependencies only).
-    PYTHONPATH=/app
+    PYTHONPATH=/app \
+    # The image serves production: SECRET_KEY and ALLOWED_HOSTS must come with the container
+    # (it refuses to start without them). docker-compose.yml runs it with the local settings.
+    DJANGO_SETTINGS_MODULE=bzpeer.settings.production
 
 WORKDIR /app
 
@@ -16,9 +19,10 @@ RUN pip install .
 
 COPY . .
 
-# Static files are collected into the image; any settings module will do for that, and
-# local needs no secrets.
-RUN DJANGO_SETTINGS_MODULE=bzpeer.settings.local python manage.py collectstatic --noinput --verbosity 0
+# Static files are collected into the image with the production settings (the manifest they
+# write is the one production reads); the secret and host given here exist only for this step.
+RUN SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
+    python manage.py collectstatic --noinput --verbosity 0
 
 RUN useradd --create-home --uid 1000 bzpeer && chown bzpeer /app
 USER bzpeer

@@ -37,9 +37,13 @@ run: demo
 	@echo "bzpeer is starting at http://127.0.0.1:8000 (admin: $(DEMO_ADMIN_EMAIL) / $(DEMO_ADMIN_PASSWORD)); Ctrl-C stops it."
 	$(BIN)/honcho start
 
+# ruff (style), import-linter (apps import downward only), mypy (services, selectors,
+# importers and tasks; see pyproject.toml).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 format: install
 	$(BIN)/ruff format .

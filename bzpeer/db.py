@@ -24,7 +24,7 @@ def fetchone_without_health_check(sql: str, params: Sequence[Any]) -> tuple[Any,
     """
     if connection.in_atomic_block:
         return _fetchone(sql, params)
-    connection.health_check_done = True
+    connection.health_check_done = True  # type: ignore[attr-defined]  # Django 5.1+, not in the stubs
     try:
         return _fetchone(sql, params)
     except (OperationalError, InterfaceError):

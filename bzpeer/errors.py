@@ -36,19 +36,19 @@ class ServiceError(Exception):
 class InvalidRequest(ServiceError):
     """The request breaks a rule the person can do something about (400)."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST
 
 
 class Conflict(ServiceError):
     """The object is already taken or in another state: someone else got there first (409)."""
 
-    status_code = status.HTTP_409_CONFLICT
+    status_code: int = status.HTTP_409_CONFLICT
 
 
 class RateLimited(ServiceError):
     """Too many attempts; the same request can succeed after `retry_after` seconds (429)."""
 
-    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    status_code: int = status.HTTP_429_TOO_MANY_REQUESTS
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)

@@ -9,12 +9,19 @@ claim per record, and the audit log cannot be changed or deleted (a trigger, see
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
 from researchers.models import VerificationLevel
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser
+
+    from bzpeer.users.models import User
 
 
 class ClaimStatus(models.TextChoices):
@@ -33,7 +40,7 @@ class ApprovalRoute(models.TextChoices):
 
 
 class ClaimQuerySet(models.QuerySet):
-    def visible_to(self, user) -> ClaimQuerySet:  # noqa: ANN001
+    def visible_to(self, user: User | AnonymousUser) -> ClaimQuerySet:
         """Claims a signed-in user may see on the site: their own, nobody else's."""
         if not getattr(user, "is_authenticated", False):
             return self.none()

@@ -137,8 +137,8 @@ def claim_panel(*, researcher: Researcher, user: User | AnonymousUser) -> ClaimP
     )
     counts, panel.open_disputes_count = _open_claims_and_disputes(researcher.pk)
     panel.open_claims_count = counts
-    if not getattr(user, "is_authenticated", False):
-        return panel
+    if not isinstance(user, User):
+        return panel  # a visitor (AnonymousUser): the panel's public part only
     panel.viewer_is_claimant = researcher.claimed_by_id == user.pk
     panel.viewer_claim = (
         Claim.objects.filter(

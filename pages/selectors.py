@@ -77,7 +77,8 @@ def researcher_for_profile(slug: str) -> Researcher | None:
     researcher = found[0]
     if researcher.last_known_institution_id is not None:
         researcher.last_known_institution = Institution(
-            pk=researcher.last_known_institution_id, name=researcher.last_known_institution_name
+            pk=researcher.last_known_institution_id,
+            name=researcher.last_known_institution_name,  # type: ignore[attr-defined]  # from _PROFILE_SQL
         )
     else:
         researcher.last_known_institution = None

@@ -64,7 +64,9 @@ class BestAlternateNameScore(Func):
     def __init__(self, names: Any, normalized_query: str) -> None:
         super().__init__(names, Value(normalized_query, output_field=TextField()))
 
-    def as_sql(self, compiler: Any, connection: Any, **extra_context: Any) -> tuple[str, list]:
+    def as_sql(  # type: ignore[override]  # only compiler and connection are ever passed
+        self, compiler: Any, connection: Any, **extra_context: Any
+    ) -> tuple[str, list]:
         names_sql, names_params = compiler.compile(self.source_expressions[0])
         query_sql, query_params = compiler.compile(self.source_expressions[1])
         # Most records have no alternate name: the CASE spares them the subquery.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection
+from typing import cast
 
 from django.core.cache import cache
 from django_redis import get_redis_connection
@@ -34,10 +35,14 @@ def _page_key(researcher_id: int, page: str) -> str:
 def cached_profile_page(*, researcher_id: int, page: str) -> tuple[bytes | None, bytes]:
     """The cached page named `page` (a digest of the record's fields and the query) if it is
     current, and the works version a freshly rendered page is to be stored under."""
-    stored, version = get_redis_connection("default").mget(
-        [_page_key(researcher_id, page), _version_key(researcher_id)]
+    # django-redis makes its client without decode_responses: replies are bytes.
+    replies = cast(
+        "list[bytes | None]",
+        get_redis_connection("default").mget(
+            [_page_key(researcher_id, page), _version_key(researcher_id)]
+        ),
     )
-    version = version or b"0"
+    stored, version = replies[0], replies[1] or b"0"
     if stored is not None:
         stored_version, _, content = stored.partition(_SEPARATOR)
         if stored_version == version:

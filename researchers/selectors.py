@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
+
+from bzpeer.users.models import User
 
 from . import name_search
 from .models import Follow, Researcher
@@ -25,13 +28,13 @@ def researcher_by_slug(slug: str) -> Researcher | None:
     return Researcher.objects.select_related("merged_into").filter(slug=slug).first()
 
 
-def researcher_is_followed_by(researcher: Researcher, user) -> bool:  # noqa: ANN001
-    if not user.is_authenticated:
-        return False
+def researcher_is_followed_by(researcher: Researcher, user: User | AnonymousUser) -> bool:
+    if not isinstance(user, User):
+        return False  # a visitor follows nobody
     return Follow.objects.filter(researcher=researcher, user=user).exists()
 
 
-def researchers_followed_by(user) -> QuerySet[Researcher]:  # noqa: ANN001
+def researchers_followed_by(user: User) -> QuerySet[Researcher]:
     return (
         researchers_public()
         .filter(follows__user=user)

@@ -8,12 +8,14 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from bzpeer.users.models import User
+
 from . import page_cache
 from .models import Follow, Researcher
 
 
 @transaction.atomic
-def follow_create(*, user, researcher: Researcher) -> bool:  # noqa: ANN001 - the custom User
+def follow_create(*, user: User, researcher: Researcher) -> bool:
     """Follow a researcher. Returns False when the user already followed them.
 
     The unique constraint decides between two concurrent clicks; the count moves only for the
@@ -34,7 +36,7 @@ def follow_create(*, user, researcher: Researcher) -> bool:  # noqa: ANN001 - th
 
 
 @transaction.atomic
-def follow_delete(*, user, researcher: Researcher) -> bool:  # noqa: ANN001
+def follow_delete(*, user: User, researcher: Researcher) -> bool:
     """Stop following. Returns False when there was nothing to remove."""
     deleted, _ = Follow.objects.filter(user=user, researcher=researcher).delete()
     if deleted:

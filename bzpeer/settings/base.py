@@ -15,9 +15,21 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
 
-DEBUG = env.bool("DEBUG", default=False)
+# Where the default depends on the environment, the value is read here as None when unset and
+# settled by local.py, test.py or production.py (which refuses to start without SECRET_KEY and
+# ALLOWED_HOSTS). Nothing outside this file reads the environment.
+DEBUG_FROM_ENVIRONMENT: bool | None = env.bool("DEBUG", default=None)
+DEBUG = bool(DEBUG_FROM_ENVIRONMENT)
 SECRET_KEY = env.str("SECRET_KEY", default="")
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+ALLOWED_HOSTS_FROM_ENVIRONMENT: list[str] | None = env.list("ALLOWED_HOSTS", default=None)
+ALLOWED_HOSTS = ALLOWED_HOSTS_FROM_ENVIRONMENT or ["127.0.0.1", "localhost"]
+# Production's HTTPS (settings/production.py applies them).
+PRODUCTION_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+PRODUCTION_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365)
+# The test suite's own database and Redis database (settings/test.py), so several checkouts or
+# sessions on one machine never share them.
+TEST_DATABASE_NAME = env.str("TEST_DATABASE_NAME", default="test_bzpeer")
+TEST_REDIS_URL: str | None = env.str("TEST_REDIS_URL", default=None)
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 DATABASE_URL_DEFAULT = "postgres://postgres@127.0.0.1:5432/bzpeer"
@@ -241,9 +253,17 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_DEFAULT_QUEUE", default="bzpeer")
+CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT: str | None = env.str("CELERY_DEFAULT_QUEUE", default=None)
+CELERY_TASK_DEFAULT_QUEUE = CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or "bzpeer"
+# How long a task taken by a worker that died stays invisible before it is delivered again
+# (an hour; the test settings default to seconds).
+CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT: int | None = env.int(
+    "CELERY_VISIBILITY_TIMEOUT", default=None
+)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    "visibility_timeout": 3600
+    if CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT is None
+    else CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TIME_LIMIT = 60 * 60

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import DEBUG_FROM_ENVIRONMENT, SECRET_KEY
 
-DEBUG = env.bool("DEBUG", default=True)
-SECRET_KEY = env.str("SECRET_KEY", default="local-development-only-not-secret")
+DEBUG = True if DEBUG_FROM_ENVIRONMENT is None else DEBUG_FROM_ENVIRONMENT
+SECRET_KEY = SECRET_KEY or "local-development-only-not-secret"  # noqa: S105

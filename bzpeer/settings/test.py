@@ -5,26 +5,33 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import (
+    CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT,
+    CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT,
+    TEST_DATABASE_NAME,
+    TEST_REDIS_URL,
+)
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Database 15 of the configured Redis, so tests never touch the development data.
-REDIS_URL = env.str("TEST_REDIS_URL", default=urlsplit(REDIS_URL)._replace(path="/15").geturl())  # noqa: F405
+REDIS_URL = TEST_REDIS_URL or urlsplit(REDIS_URL)._replace(path="/15").geturl()  # noqa: F405
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
         # Per test database, so two test runs on one machine never see each other's keys.
-        "KEY_PREFIX": "bzpeer-" + env.str("TEST_DATABASE_NAME", default="test_bzpeer"),
+        "KEY_PREFIX": "bzpeer-" + TEST_DATABASE_NAME,
     }
 }
 CELERY_BROKER_URL = REDIS_URL
-CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_DEFAULT_QUEUE", default="bzpeer-test")
+CELERY_TASK_DEFAULT_QUEUE = CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or "bzpeer-test"
 # A worker killed by a test gets its unacknowledged chunk back within seconds, not an hour.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=5)
+    "visibility_timeout": 5
+    if CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT is None
+    else CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT
 }
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -33,7 +40,7 @@ STORAGES = {
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F405
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 # Several checkouts or sessions on one machine can each keep their own test database.
-DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="test_bzpeer")}  # noqa: F405
+DATABASES["default"]["TEST"] = {"NAME": TEST_DATABASE_NAME}  # noqa: F405
 # Static files come from the finders in tests; there is no collectstatic output to serve.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
@@ -41,7 +48,7 @@ WHITENOISE_AUTOREFRESH = True
 # Jinja2 pages report their context to the test client, as Django templates do.
 TEMPLATES = [
     {**engine, "BACKEND": "tests.support.jinja2_backend.Jinja2"}
-    if engine["BACKEND"].endswith("Jinja2")
+    if str(engine["BACKEND"]).endswith("Jinja2")
     else engine
     for engine in TEMPLATES  # noqa: F405
 ]

@@ -31,7 +31,7 @@ MODERATION_NOTE_CONTESTED = "Another claim for this record is open: a moderator 
 MODERATION_NOTE_UNCORROBORATED = "No automatic check corroborated the claim."
 MODERATION_NOTE_RECORD_CLAIMED = "The record already has an approved claimant."
 
-_ROUTE_BY_CHECK = {
+_ROUTE_BY_CHECK: dict[str, ApprovalRoute] = {
     CheckKind.ORCID: ApprovalRoute.ORCID,
     CheckKind.INSTITUTION_EMAIL: ApprovalRoute.INSTITUTION_EMAIL,
     CheckKind.VOUCHES: ApprovalRoute.VOUCHES,

@@ -353,10 +353,13 @@ def _slice_key(researcher_id: int) -> str:
         keys.key(keys.SLICE_VERSION.format(id=researcher_id)),
     )
     return keys.SLICE.format(
-        generation=(generation or b"0").decode(),
-        id=researcher_id,
-        version=(version or b"0").decode(),
+        generation=_text(generation or b"0"), id=researcher_id, version=_text(version or b"0")
     )
+
+
+def _text(value: bytes | str) -> str:
+    """A Redis reply as text (the client returns bytes unless told to decode)."""
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def graph_slice_for(researcher: Researcher) -> dict[str, Any]:

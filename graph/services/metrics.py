@@ -4,6 +4,7 @@ the slice summaries of records with many works, recomputed from their works afte
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
 from django.db import connection
 
@@ -101,7 +102,7 @@ ranked AS (
 )
 
 
-def _summary_params(ids: list[int]) -> dict[str, object]:
+def _summary_params(ids: list[int]) -> dict[str, Any]:
     return {
         "ids": ids,
         "min_works": SLICE_SUMMARY_MIN_WORKS,

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection, transaction
 
@@ -137,7 +138,7 @@ def coauthor_edges_rebuild(
         steps[name] = round(time.monotonic() - began, 3)
         say(name)
 
-    def sql(statement: str, params: dict[str, object] | None = None) -> None:
+    def sql(statement: str, params: dict[str, Any] | None = None) -> None:
         with connection.cursor() as cursor:
             cursor.execute(f"SET work_mem = '{work_mem}'")
             cursor.execute(statement, params)

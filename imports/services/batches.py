@@ -139,7 +139,7 @@ def import_batch_commit(
             if attempt == 2 or not _is_retryable(exc):
                 raise
             logger.warning("import batch of chunk %s retried after %s", chunk.id, exc)
-    if pending_here:
+    if pending_here and researchers_pending is not None:
         researchers_pending |= pending_here  # only what a committed attempt wrote
     chunk.next_line, chunk.next_byte, chunk.done = next_line, next_byte, final
     return True

@@ -37,3 +37,13 @@ def test_compose_accepts_the_file():
         command = [shutil.which("docker-compose") or "docker-compose", "config", "--quiet"]
     result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_image_runs_the_production_settings():
+    """The Dockerfile's image is what a deployment runs: production settings unless told
+    otherwise (docker-compose.yml, a development stack, says local explicitly)."""
+    dockerfile = (REPO_ROOT / "Dockerfile").read_text()
+    assert "DJANGO_SETTINGS_MODULE=bzpeer.settings.production" in dockerfile
+    assert "bzpeer.settings.local" not in dockerfile
+    compose = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
+    assert compose["x-app"]["environment"]["DJANGO_SETTINGS_MODULE"] == "bzpeer.settings.local"

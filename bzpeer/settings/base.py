@@ -70,7 +70,6 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
-    "template_partials",
     "allauth",
     "allauth.account",
     "allauth.socialaccount",

@@ -103,7 +103,7 @@ class OpenAlexClient:
 
     def iter_work_pages(self, filter_expression: str) -> Iterator[list[dict[str, Any]]]:
         """Yield pages of works for a filter (e.g. 'authorships.author.id:A5023888391')."""
-        cursor = "*"
+        cursor: str | None = "*"
         while cursor:
             payload = self.get_json(
                 "/works", {"filter": filter_expression, "per-page": self.per_page, "cursor": cursor}

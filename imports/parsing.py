@@ -91,11 +91,11 @@ def parse_batch(
         kind = entity or mapper.entity_of_id(raw_id)
         if kind is None:
             reason = (
-                f"record is {mapper._type_name(obj)}, expected an object"
+                f"record is {mapper.type_name(obj)}, expected an object"
                 if not isinstance(obj, dict)
                 else "record has no id"
                 if not raw_id
-                else f"id is {mapper._type_name(raw_id)}, expected a string"
+                else f"id is {mapper.type_name(raw_id)}, expected a string"
                 if not isinstance(raw_id, str)
                 else f"id {raw_id!r} is not an OpenAlex work, author, institution, source or topic id"
             )

@@ -109,7 +109,7 @@ class PreparedWorks:
     """What write_works computes from the records alone, before it touches the database.
 
     Pure Python and most of the writer's own work (content hashes, staged rows), so a caller can
-    compute it ahead of the batch's transaction: publications.services does, in the thread that
+    compute it ahead of the batch's transaction: imports.parsing does, in the thread that
     reads and parses the next batch. The referenced entities are listed once each, the last
     copy of each kept, as the upsert_*_refs functions would.
     """

@@ -22,13 +22,9 @@ from .fields import (
 )
 from .works import abstract_from_inverted_index, arxiv_id_from, map_work
 
-# The name publications.services reports bad records with, from before the split.
-_type_name = type_name
-
 __all__ = [
     "ENTITY_PREFIXES",
     "SUPPORTED_ENTITIES",
-    "_type_name",
     "abstract_from_inverted_index",
     "arxiv_id_from",
     "email_domain_from",

@@ -52,6 +52,17 @@ class NormalizedName(Func):
     output_field = TextField()
 
 
+# Most records have no alternate name: the CASE spares them the subquery. `names` comes first
+# and last, `query` twice in between: callers pass their parameters in that order.
+_BEST_ALTERNATE_SCORE_SQL = (
+    "CASE WHEN cardinality({names}) = 0 THEN 0 ELSE "
+    "(SELECT coalesce(max(similarity({query}, alternate.name) "
+    "+ word_similarity({query}, alternate.name)), 0) "
+    "FROM unnest({names}) AS raw_name, "
+    "researchers_normalize_name(raw_name) AS alternate(name)) END"
+)
+
+
 class BestAlternateNameScore(Func):
     """The best name score (see name_score) among a researcher's alternate names, 0 if none.
 
@@ -69,14 +80,7 @@ class BestAlternateNameScore(Func):
     ) -> tuple[str, list]:
         names_sql, names_params = compiler.compile(self.source_expressions[0])
         query_sql, query_params = compiler.compile(self.source_expressions[1])
-        # Most records have no alternate name: the CASE spares them the subquery.
-        sql = (
-            f"CASE WHEN cardinality({names_sql}) = 0 THEN 0 ELSE "
-            f"(SELECT coalesce(max(similarity({query_sql}, alternate.name) "
-            f"+ word_similarity({query_sql}, alternate.name)), 0) "
-            f"FROM unnest({names_sql}) AS raw_name, "
-            f"researchers_normalize_name(raw_name) AS alternate(name)) END"
-        )
+        sql = _BEST_ALTERNATE_SCORE_SQL.format(names=names_sql, query=query_sql)
         return sql, [*names_params, *query_params, *query_params, *names_params]
 
 
@@ -156,8 +160,8 @@ _ALTERNATE_NAME_WORDS = "string_to_array(researchers_normalize_names(alternate_n
 _ALTERNATE_NAMES = "researchers_normalize_names(alternate_names)"
 
 
-def _name_candidates(normalized_query: str) -> RawSQL:
-    """ARRAY(ids of the researchers whose name or an alternate name matches), in two tiers:
+def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str, list[Any]]:
+    """SELECT `columns` of the researchers whose name or an alternate name matches, in two tiers:
 
     1. every word of the query, give or take one typo, is a word of the name: exact lookups in
        the word indexes (`&&` on `string_to_array(...)`, migration 0008), cheap however common
@@ -167,9 +171,8 @@ def _name_candidates(normalized_query: str) -> RawSQL:
        scan reads the long posting lists of common trigrams, so it runs only when needed: the
        `NOT EXISTS` is a one-time filter that skips it otherwise.
 
-    Merged records count in neither tier (they only live on as redirects). One statement,
-    evaluated once per query as an InitPlan; the caller matches `id = ANY(...)` on the primary
-    key.
+    Merged records count in neither tier (they only live on as redirects). `columns` are
+    columns of researchers_researcher, a constant of this module, never user input.
     """
     words = list(dict.fromkeys(normalized_query.split()))
     variants = [
@@ -180,35 +183,106 @@ def _name_candidates(normalized_query: str) -> RawSQL:
     # itself, the planner adds up a guess for each of its few hundred variants, concludes that
     # most of the table matches and scans it all; given a subquery it takes its default 1% and
     # uses the index.
-    columns = [f"w{index}" for index in range(len(variants))]
-    query_words = ", ".join(f"%s::text[] AS {column}" for column in columns)
+    array_names = [f"w{index}" for index in range(len(variants))]
+    query_words = ", ".join(f"%s::text[] AS {name}" for name in array_names)
     by_name = " AND ".join(
-        f"{_NAME_WORDS} && (SELECT {column} FROM query_words)" for column in columns
+        f"{_NAME_WORDS} && (SELECT {name} FROM query_words)" for name in array_names
     )
     by_alternate = " AND ".join(
-        f"{_ALTERNATE_NAME_WORDS} && (SELECT {column} FROM query_words)" for column in columns
+        f"{_ALTERNATE_NAME_WORDS} && (SELECT {name} FROM query_words)" for name in array_names
     )
     trigram = f"name_normalized %%> %s OR {_ALTERNATE_NAMES} %%> %s"
     trigram_params: list[Any] = [normalized_query, normalized_query]
     if fragment := fragment_pattern(normalized_query):
         trigram += f" OR name_normalized LIKE %s OR {_ALTERNATE_NAMES} LIKE %s"
         trigram_params += [fragment, fragment]
-    sql = f"""ARRAY(
+    sql = f"""
         WITH query_words AS MATERIALIZED (SELECT {query_words}),
         found_by_words AS MATERIALIZED (
-            SELECT id FROM researchers_researcher
+            SELECT {columns} FROM researchers_researcher
             WHERE merged_into_id IS NULL AND (({by_name}) OR ({by_alternate}))
         )
-        SELECT id FROM found_by_words
+        SELECT {columns} FROM found_by_words
         UNION ALL
-        SELECT id FROM researchers_researcher
+        SELECT {columns} FROM researchers_researcher
         WHERE NOT EXISTS (SELECT FROM found_by_words) AND merged_into_id IS NULL
           AND ({trigram})
-    )"""
-    # The SQL above is built from constants only; every value goes in as a parameter.
+    """
+    return sql, [*variants, *trigram_params]
+
+
+def _name_candidates(normalized_query: str) -> RawSQL:
+    """ARRAY(ids of the matching researchers, see _name_candidates_statement). One statement,
+    evaluated once per query as an InitPlan; the caller matches `id = ANY(...)` on the primary
+    key."""
+    statement, params = _name_candidates_statement(normalized_query, "id")
+    # The SQL is built from constants only; every value goes in as a parameter.
     return RawSQL(  # noqa: S611
-        sql, [*variants, *trigram_params], output_field=ArrayField(BigIntegerField())
+        f"ARRAY({statement})", params, output_field=ArrayField(BigIntegerField())
     )
+
+
+# The order of name matches in SQL, over the columns of researchers_researcher: best score,
+# then the exact spelling, then most cited, then id (what _best_first sorts by in the ORM).
+# Its five placeholders all take the normalized query.
+_NAME_MATCH_SCORE_SQL = (
+    "greatest(similarity(name_normalized, %s) + word_similarity(%s, name_normalized), "
+    + _BEST_ALTERNATE_SCORE_SQL.format(names="alternate_names", query="%s")
+    + ")"
+)
+_NAME_MATCH_ORDER_SQL = (
+    f"{_NAME_MATCH_SCORE_SQL} DESC, name_normalized = %s DESC, cited_by_count DESC, id"
+)
+_CANDIDATE_COLUMNS = "id, name_normalized, alternate_names, cited_by_count"
+
+
+def _best_name_candidates(normalized_query: str, limit: int, ranked_at_most: int) -> RawSQL:
+    """ARRAY(ids of the `limit` best matches, in researchers_matching_name's order), ranking at
+    most `ranked_at_most` of the matches.
+
+    Ranking a match means reading its row and scoring its name, and two letters typed match
+    tens of thousands of names ("ch": 37,000 of 500,000), so only the first `ranked_at_most`
+    matches found are ranked. When there were more, the best names among them are completed by
+    their most cited namesakes (researcher_name_cited_idx): a name shared by many, often the
+    best match of a short query, still lists its most cited bearers. Below the cap the result
+    is exactly researchers_matching_name's first `limit`.
+    """
+    statement, params = _name_candidates_statement(normalized_query, _CANDIDATE_COLUMNS)
+    sql = f"""ARRAY(
+        WITH candidate AS MATERIALIZED (
+            SELECT {_CANDIDATE_COLUMNS} FROM ({statement}) AS matched LIMIT %s
+        ),
+        best AS MATERIALIZED (
+            SELECT {_CANDIDATE_COLUMNS} FROM candidate ORDER BY {_NAME_MATCH_ORDER_SQL} LIMIT %s
+        ),
+        namesake AS (
+            SELECT bearer.* FROM (
+                -- A name that matched: with no alternate name, the record matched by it.
+                SELECT DISTINCT name_normalized FROM best WHERE cardinality(alternate_names) = 0
+            ) AS best_name
+            CROSS JOIN LATERAL (
+                SELECT {_CANDIDATE_COLUMNS} FROM researchers_researcher
+                WHERE merged_into_id IS NULL AND name_normalized = best_name.name_normalized
+                ORDER BY cited_by_count DESC, id LIMIT %s
+            ) AS bearer
+            WHERE (SELECT count(*) FROM candidate) >= %s
+        )
+        SELECT id FROM (SELECT * FROM best UNION SELECT * FROM namesake) AS found
+        ORDER BY {_NAME_MATCH_ORDER_SQL} LIMIT %s
+    )"""
+    order_params = [normalized_query] * 5
+    params = [
+        *params,
+        ranked_at_most,
+        *order_params,
+        limit,
+        limit,
+        ranked_at_most,
+        *order_params,
+        limit,
+    ]
+    # The SQL is built from constants only; every value goes in as a parameter.
+    return RawSQL(sql, params, output_field=ArrayField(BigIntegerField()))  # noqa: S611
 
 
 class AnyOf(Lookup):
@@ -236,24 +310,48 @@ def researchers_matching_name(queryset: QuerySet[Researcher], query: str) -> Que
 
     Case, accents, word order and a typo per word do not matter: "Zhong Zhizhen", "ZHIZHEN",
     "zhizen zong" and "zhízhen zhong" all find Zhizhen Zhong. Used by the search page, the
-    header suggestions and the API.
+    API and the graph app's path finder.
     """
     normalized_query = normalize_name(query[:MAX_QUERY_LENGTH])
     if not normalized_query:
         # Punctuation only: nothing can match, and an empty pattern would match everything.
         return queryset.none()
-    return (
-        researchers_name_filter(queryset, normalized_query)
-        .annotate(
-            name_score=Greatest(
-                name_score(normalized_query, F("name_normalized")),
-                BestAlternateNameScore(F("alternate_names"), normalized_query),
-            ),
-            # Trigrams are a set: "li anan" and "anan li" score the same, the spelling decides.
-            exact_name=Case(
-                When(name_normalized=normalized_query, then=Value(1)),
-                default=Value(0),
-            ),
-        )
-        .order_by("-name_score", "-exact_name", "-cited_by_count", "id")
+    return _best_first(researchers_name_filter(queryset, normalized_query), normalized_query)
+
+
+def researchers_best_matching_name(
+    query: str, *, limit: int, ranked_at_most: int
+) -> QuerySet[Researcher]:
+    """The `limit` best public researchers by name, for the header suggestions, ranked as
+    researchers_matching_name ranks them.
+
+    When `query` matches at most `ranked_at_most` names these are exactly the first `limit` of
+    researchers_matching_name(researchers_public(), query); beyond, the first `ranked_at_most`
+    matches found are ranked and the best names among them brought their most cited namesakes
+    (see _best_name_candidates). Either way each match is read once, scored inside the
+    candidate scan, and only `limit` rows come back. Further filters cannot be added to the
+    result: they would apply after the limit.
+    """
+    normalized_query = normalize_name(query[:MAX_QUERY_LENGTH])
+    if not normalized_query:
+        return Researcher.objects.none()
+    # The candidates are the public records already: no merged_into filter needed here.
+    best = Researcher.objects.filter(
+        AnyOf(F("id"), _best_name_candidates(normalized_query, limit, ranked_at_most))
     )
+    return _best_first(best, normalized_query)
+
+
+def _best_first(queryset: QuerySet[Researcher], normalized_query: str) -> QuerySet[Researcher]:
+    """The ranking of name matches; _best_name_candidates orders by the same keys in SQL."""
+    return queryset.annotate(
+        name_score=Greatest(
+            name_score(normalized_query, F("name_normalized")),
+            BestAlternateNameScore(F("alternate_names"), normalized_query),
+        ),
+        # Trigrams are a set: "li anan" and "anan li" score the same, the spelling decides.
+        exact_name=Case(
+            When(name_normalized=normalized_query, then=Value(1)),
+            default=Value(0),
+        ),
+    ).order_by("-name_score", "-exact_name", "-cited_by_count", "id")

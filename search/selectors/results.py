@@ -5,6 +5,7 @@ Shared by the selectors of each kind (researchers, works, topics, institutions) 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -48,7 +49,7 @@ class SearchPage(Generic[ResultT]):
     """One page of results. `total` counts every match, except for works, where it stops at
     WORK_CANDIDATE_LIMIT and `total_capped` says so."""
 
-    items: list[ResultT]
+    items: Sequence[ResultT]
     number: int
     page_size: int
     total: int

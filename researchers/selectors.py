@@ -7,19 +7,12 @@ from django.db.models import QuerySet
 
 from bzpeer.users.models import User
 
-from . import name_search
 from .models import Follow, Researcher
 
 
 def researchers_public() -> QuerySet[Researcher]:
     """Researcher records that stand on their own: a merged record lives on only as a redirect."""
     return Researcher.objects.filter(merged_into__isnull=True)
-
-
-def researchers_matching_name(queryset: QuerySet[Researcher], query: str) -> QuerySet[Researcher]:
-    """Name search lives in researchers.name_search, shared by the search app, the API and the
-    graph app; this forwards to it for callers that import it from here (graph.selectors)."""
-    return name_search.researchers_matching_name(queryset, query)
 
 
 def researcher_by_slug(slug: str) -> Researcher | None:

@@ -15,7 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from researchers.models import Affiliation, Institution, Researcher
-from researchers.selectors import researchers_matching_name, researchers_public
+from researchers.name_search import researchers_matching_name
+from researchers.selectors import researchers_public
 
 from .researcher_refs import researcher_ref
 

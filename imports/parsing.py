@@ -15,6 +15,7 @@ import orjson
 from publications.importers import writer
 from publications.importers.openalex import mapper
 from publications.importers.records import MappingError
+from publications.importers.validation import record_checked
 from publications.models import ImportIssue
 
 RAW_TEXT_LIMIT = 1_000_000
@@ -51,7 +52,15 @@ class ParsedBatch:
 
 
 def _raw_text(raw: bytes) -> str:
-    return raw[:RAW_TEXT_LIMIT].decode("utf-8", errors="replace").rstrip("\n")
+    """The line as text moderators can read, and PostgreSQL can store (no NUL)."""
+    text = raw[:RAW_TEXT_LIMIT].decode("utf-8", errors="replace").rstrip("\n")
+    return text.replace("\x00", "\\x00")
+
+
+def _issue_text(value: str, limit: int | None = None) -> str:
+    """An id or reason from the record, storable whatever it holds."""
+    value = value.replace("\x00", "\\x00")
+    return value[:limit] if limit else value
 
 
 def parse_batch(
@@ -71,8 +80,8 @@ def parse_batch(
                 path=path,
                 line_number=line_number,
                 entity=kind,
-                external_id=external_id[:64],
-                reason=reason,
+                external_id=_issue_text(external_id, 64),
+                reason=_issue_text(reason),
                 raw=_raw_text(raw),
             )
         )
@@ -103,10 +112,26 @@ def parse_batch(
             continue
         handler = ENTITY_HANDLERS[kind]
         try:
-            record = handler.map(obj)
+            # Mapped, then made to fit the database (publications.importers.validation): a
+            # value PostgreSQL would refuse is cleaned with a warning or rejects the record
+            # here, instead of aborting the batch's write.
+            record, warnings = record_checked(handler.map(obj))
         except MappingError as exc:
             reject(line_number, raw, str(exc), kind=kind, external_id=external_id)
             continue
+        if warnings:
+            batch.issues.append(
+                ImportIssue(
+                    run_id=run_id,
+                    severity=ImportIssue.Severity.WARNING,
+                    path=path,
+                    line_number=line_number,
+                    entity=kind,
+                    external_id=_issue_text(external_id, 64),
+                    reason="Stored with changes: " + "; ".join(warnings),
+                    raw=_raw_text(raw),
+                )
+            )
         key = handler.key(record)
         if (kind, key) in first_line_of:
             reject(

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Sequence
 from functools import partial
 
+import psycopg
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -20,13 +21,26 @@ from .follow_up import researchers_follow_up
 
 logger = logging.getLogger(__name__)
 
-_RETRYABLE_SQLSTATES = {"40P01", "40001"}  # deadlock detected, serialization failure
+# Deadlock detected, serialization failure, and a unique violation: a concurrent batch took an
+# identifier first, which the retry sees and adapts to. Any other refusal is about the data.
+_RETRYABLE_SQLSTATES = {"40P01", "40001", "23505"}
 
 
-def _is_retryable(exc: DatabaseError) -> bool:
-    if isinstance(exc, IntegrityError):
-        return True  # a concurrent batch took an identifier first; the retry sees it and adapts
-    return getattr(getattr(exc, "__cause__", None), "sqlstate", None) in _RETRYABLE_SQLSTATES
+# The writer runs COPY and its statements on psycopg's own cursor, whose errors are psycopg's;
+# statements through Django's cursor raise Django's wrappers of them. Both are database errors.
+DATABASE_ERRORS = (DatabaseError, psycopg.Error)
+
+
+def _sqlstate(exc: BaseException) -> str | None:
+    sqlstate = getattr(exc, "sqlstate", None)
+    return sqlstate or getattr(getattr(exc, "__cause__", None), "sqlstate", None)
+
+
+def _is_retryable(exc: BaseException) -> bool:
+    sqlstate = _sqlstate(exc)
+    if sqlstate is None and isinstance(exc, IntegrityError):
+        return True
+    return sqlstate in _RETRYABLE_SQLSTATES
 
 
 def batch_write(
@@ -88,6 +102,70 @@ def batch_write(
     return totals
 
 
+def _halves(batch: ParsedBatch) -> tuple[ParsedBatch, ParsedBatch]:
+    """The batch's records in two halves (in write order), each with what its records need
+    prepared; the parse issues go with the first half, so they are stored once."""
+    records = [(kind, record) for kind in WRITE_ORDER for record in batch.records.get(kind, ())]
+    middle = len(records) // 2
+    halves = []
+    for part, issues in ((records[:middle], batch.issues), (records[middle:], [])):
+        half = ParsedBatch(read=0, issues=list(issues))
+        for kind, record in part:
+            half.records.setdefault(kind, []).append(record)
+        for kind, kind_records in half.records.items():
+            prepare = ENTITY_HANDLERS[kind].prepare
+            if prepare is not None:
+                half.prepared[kind] = prepare(kind_records)
+        halves.append(half)
+    return halves[0], halves[1]
+
+
+def batch_write_isolating_refusals(
+    batch: ParsedBatch, *, run_id: int, path: str, researchers_pending: set[int] | None = None
+) -> dict[str, int]:
+    """batch_write, and when the database refuses a record that the checks before the write
+    (publications.importers.validation) did not foresee, that record found by halving the
+    batch, each half in a savepoint, and kept as an ImportIssue with the database's reason; the
+    others are written. The caller holds the transaction.
+
+    Halving costs a few rewrites of the batch for each refused record, only when one is."""
+    pending_here: set[int] | None = None if researchers_pending is None else set()
+    try:
+        with transaction.atomic():  # a savepoint: a refusal undoes this attempt only
+            totals = batch_write(batch, run_id=run_id, path=path, researchers_pending=pending_here)
+    except DATABASE_ERRORS as exc:
+        if _is_retryable(exc):
+            raise
+        records = [(kind, r) for kind in WRITE_ORDER for r in batch.records.get(kind, ())]
+        if len(records) > 1:
+            first, second = _halves(batch)
+            totals = batch_write_isolating_refusals(
+                first, run_id=run_id, path=path, researchers_pending=researchers_pending
+            )
+            more = batch_write_isolating_refusals(
+                second, run_id=run_id, path=path, researchers_pending=researchers_pending
+            )
+            return {key: totals[key] + more[key] for key in totals}
+        refused = ParsedBatch(read=0, issues=list(batch.issues))
+        if records:
+            kind, record = records[0]
+            reason = str(exc).strip().splitlines()[0]
+            logger.warning("import run %s: %s %s refused: %s", run_id, kind, record, reason)
+            refused.issues.append(
+                ImportIssue(
+                    run_id=run_id,
+                    path=path,
+                    entity=kind,
+                    external_id=ENTITY_HANDLERS[kind].key(record)[:64].replace("\x00", ""),
+                    reason=f"refused by the database: {reason}"[:10_000].replace("\x00", ""),
+                )
+            )
+        return batch_write(refused, run_id=run_id, path=path, researchers_pending=None)
+    if pending_here and researchers_pending is not None:
+        researchers_pending |= pending_here
+    return totals
+
+
 def run_counts_add(run_id: int, *, read: int, totals: dict[str, int], chunk_finished: bool) -> None:
     ImportRun.objects.filter(id=run_id).update(
         read_count=F("read_count") + read,
@@ -130,12 +208,12 @@ def import_batch_commit(
                 if not advanced:
                     return False
                 pending_here: set[int] | None = None if researchers_pending is None else set()
-                totals = batch_write(
+                totals = batch_write_isolating_refusals(
                     parsed, run_id=chunk.run_id, path=chunk.path, researchers_pending=pending_here
                 )
                 run_counts_add(chunk.run_id, read=parsed.read, totals=totals, chunk_finished=final)
             break
-        except DatabaseError as exc:
+        except DATABASE_ERRORS as exc:
             if attempt == 2 or not _is_retryable(exc):
                 raise
             logger.warning("import batch of chunk %s retried after %s", chunk.id, exc)

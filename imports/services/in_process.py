@@ -13,10 +13,10 @@ from django.utils import timezone
 from publications.models import Authorship, ImportChunk, ImportRun
 
 from ..parsing import parse_batch
-from .batches import batch_write, run_counts_add
+from .batches import batch_write_isolating_refusals, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
 from .follow_up import CLOCK_SKEW, researchers_follow_up_in_slices
-from .runs import import_run_finish_if_complete, import_run_mark_running
+from .runs import import_run_fail, import_run_finish_if_complete, import_run_mark_running
 
 
 def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = None) -> ImportRun:
@@ -29,6 +29,16 @@ def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = No
     that stopped, the researchers of every work the run changed are followed up, since that
     process's list is gone.
     """
+    try:
+        return _run_process(run_id=run_id, on_progress=on_progress)
+    except BaseException as exc:
+        # Never left "running": whatever stopped it is on the run (an interrupted run resumes
+        # from its last committed batch when started again).
+        import_run_fail(run_id=run_id, error=f"stopped in the importing process: {exc!r}")
+        raise
+
+
+def _run_process(*, run_id: int, on_progress: ProgressCallback | None) -> ImportRun:
     run = ImportRun.objects.get(id=run_id)
     resumed = (
         ImportChunk.objects.filter(run_id=run_id)
@@ -75,7 +85,9 @@ def import_query_process(
             lines.append((line_number, orjson.dumps(record)))
         parsed = parse_batch(lines, entity="works", path=f"openalex api: {query}", run_id=run_id)
         with transaction.atomic():
-            totals = batch_write(parsed, run_id=run_id, path=f"openalex api: {query}")
+            totals = batch_write_isolating_refusals(
+                parsed, run_id=run_id, path=f"openalex api: {query}"
+            )
             run_counts_add(run_id, read=parsed.read, totals=totals, chunk_finished=False)
         if on_progress:
             on_progress(len(lines))

@@ -99,7 +99,13 @@ def load_corpus(url: str, works: int, seed: int) -> dict:
     say(f"importing {works:,} works into {url.rsplit('/', 1)[1]} (import_openalex --sync) ...")
     seconds = _timed(
         lambda: manage(
-            ["import_openalex", str(REPO_ROOT / corpus.path), "--sync", "--no-progress"],
+            [
+                "import_openalex",
+                str(REPO_ROOT / corpus.path),
+                "--sync",
+                "--no-progress",
+                "--defer-graph",
+            ],
             env=env,
             log=DATA_DIR / "graph-import.log",
         )

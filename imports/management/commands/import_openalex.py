@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from kombu.exceptions import OperationalError as BrokerError
 from tqdm import tqdm
 
+from graph.services import coauthor_edges_drain
 from imports import services, tasks
 from publications.importers.openalex.client import OpenAlexClient, OpenAlexError
 from publications.importers.openalex.snapshot import SnapshotPathError
@@ -42,6 +43,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-progress", action="store_true", help="Do not draw the progress bar."
         )
+        parser.add_argument(
+            "--defer-graph",
+            action="store_true",
+            help="With --sync: leave the coauthor edges to a Celery worker (graph queue) instead "
+            "of updating them in this process at the end.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         paths: list[str] = options["paths"]
@@ -73,14 +80,24 @@ class Command(BaseCommand):
         try:
             if options["sync"]:
                 run = self._run_here(run, query, progress)
+                if not options["defer_graph"]:
+                    self._edges_here()
             else:
                 run = self._run_on_workers(run, query, progress)
         except KeyboardInterrupt:
             progress.close()
-            where = (
-                "in this process; run it again to finish" if options["sync"] else "on the workers"
-            )
-            raise CommandError(f"interrupted; import run #{run.pk} goes on {where}") from None
+            if options["sync"]:
+                raise CommandError(
+                    f"interrupted; import run #{run.pk} is marked failed. Run the command again "
+                    "to finish: what was stored is recognised and skipped."
+                ) from None
+            raise CommandError(
+                f"interrupted; import run #{run.pk} goes on on the workers"
+            ) from None
+        except Exception as exc:
+            progress.close()
+            run.refresh_from_db()
+            raise CommandError(f"import run #{run.pk} failed: {run.error or exc!r}") from exc
         finally:
             progress.close()
         self._summary(run)
@@ -96,6 +113,13 @@ class Command(BaseCommand):
                 services.import_run_fail(run_id=run.pk, error=str(exc))
                 raise CommandError(str(exc)) from exc
         return services.import_run_process(run_id=run.pk, on_progress=progress.update)
+
+    def _edges_here(self) -> None:
+        """The coauthor edges of what --sync imported, updated here rather than left waiting
+        for a worker that may not run (the drain a worker would do, the same service)."""
+        self.stderr.write("updating the coauthor edges of the imported works ...")
+        handled = coauthor_edges_drain()
+        self.stderr.write(f"coauthor edges: {handled} bylines and records applied")
 
     def _run_on_workers(self, run: ImportRun, query: str | None, progress: tqdm) -> ImportRun:
         try:

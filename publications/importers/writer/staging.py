@@ -49,7 +49,11 @@ class WriteResult:
 def stage_rows(
     cursor: Cursor, table: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence[Any]]
 ) -> None:
-    """Create a temporary table and COPY rows into it (psycopg's binary-safe row writer)."""
+    """Create a temporary table and COPY rows into it (psycopg's binary-safe row writer).
+
+    The table lives until the transaction ends; one of an earlier write in the same transaction
+    (a batch written in halves after a refusal, imports.services.batches) is replaced."""
+    cursor.execute(f"DROP TABLE IF EXISTS pg_temp.{table}")
     cursor.execute(
         f"CREATE TEMP TABLE {table} ({', '.join(f'{name} {kind}' for name, kind in columns)}) ON COMMIT DROP"
     )

@@ -89,13 +89,15 @@ def claim_withdraw(*, claim: Claim, user: User) -> Claim:
     claim.status = ClaimStatus.WITHDRAWN
     claim.decided_at = timezone.now()
     claim.save(update_fields=["status", "decided_at", "updated_at"])
-    if was_approved:
-        record_release(claim, researcher)
+    removed = record_release(claim, researcher) if was_approved else {}
+    details: dict[str, object] = {"was_approved": was_approved}
+    if removed:
+        details["claimant_content_removed"] = removed
     audit(
         action=ModerationAction.CLAIM_WITHDRAWN,
         actor=user,
         claim=claim,
         researcher=researcher,
-        details={"was_approved": was_approved},
+        details=details,
     )
     return claim

@@ -252,8 +252,14 @@ def claim_revoke(*, claim: Claim, moderator: User, reason: str) -> Claim:
     claim.decided_at = timezone.now()
     claim.decision_reason = reason.strip()
     claim.save()
-    record_release(claim, researcher)
-    audit(action=ModerationAction.CLAIM_REVOKED, actor=moderator, claim=claim, reason=reason)
+    removed = record_release(claim, researcher)
+    audit(
+        action=ModerationAction.CLAIM_REVOKED,
+        actor=moderator,
+        claim=claim,
+        reason=reason,
+        details={"claimant_content_removed": removed} if removed else None,
+    )
     _notify_decision(claim)
     return claim
 

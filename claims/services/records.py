@@ -6,6 +6,8 @@ taken before the claim, dispute or split request rows it concerns.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import AnonymousUser
 
 from bzpeer.users.models import User
@@ -33,10 +35,38 @@ def require_approved_claimant(*, researcher: Researcher, user: User | AnonymousU
         raise ClaimError("Only the approved claimant can do this.")
 
 
-def record_release(claim: Claim, researcher: Researcher) -> None:
-    """The record goes back to unclaimed at its base level. Caller holds both row locks."""
+# What an approved claimant may say on the profile (researcher_profile_update), with the value
+# the record has when nobody has said anything: the importer's defaults for a new record.
+CLAIMANT_CONTENT_DEFAULTS: dict[str, Any] = {
+    "tagline": "",
+    "homepage": "",
+    "links": [],
+    "open_to_collaborate": True,
+}
+
+
+def record_release(claim: Claim, researcher: Researcher) -> dict[str, Any]:
+    """The record goes back to unclaimed at its base level, and what its claimant wrote on it
+    (tagline, homepage, links, "Open to collaborate") stops being shown: a revoked impersonator's
+    phishing link must not stay on a record nobody answers for. Returns what was removed, for
+    the caller's audit log entry ({} when the record was not this claimant's).
+
+    Caller holds both row locks, inside the transaction that changes the claim."""
+    removed: dict[str, Any] = {}
     if researcher.claimed_by_id == claim.user_id:
+        for field, default in CLAIMANT_CONTENT_DEFAULTS.items():
+            if getattr(researcher, field) != default:
+                removed[field] = getattr(researcher, field)
+            setattr(researcher, field, default)
         researcher.claimed_by = None
         researcher.verification_level = base_verification_level(researcher)
-        researcher.save(update_fields=["claimed_by", "verification_level", "updated_at"])
+        researcher.save(
+            update_fields=[
+                "claimed_by",
+                "verification_level",
+                *CLAIMANT_CONTENT_DEFAULTS,
+                "updated_at",
+            ]
+        )
     trust_refresh_on_commit([researcher.pk], include_coauthors=True)
+    return removed

@@ -7,7 +7,8 @@ import pytest
 from django.contrib.admin import helpers
 from django.urls import reverse
 
-from claims.models import SplitRequest, SplitRequestStatus
+from claims import services
+from claims.models import ModerationEvent, SplitRequest, SplitRequestStatus
 from publications.models import Authorship
 
 from .conftest import client_for
@@ -100,3 +101,60 @@ def test_only_the_claimant_can_flag_a_work(alice, bob_client, record, moderator)
         == 404
     )
     assert not SplitRequest.objects.exists()
+
+
+PHISHING = {
+    "tagline": "Official account: verify your grant at the link",
+    "homepage": "https://phishing.example.net/login",
+    "links": "Grant portal | https://phishing.example.net/grants",
+    "open_to_collaborate": "",
+}
+
+
+def _profile_text(client, record) -> str:
+    return client.get(reverse("researcher-profile", args=[record.slug])).content.decode()
+
+
+@pytest.mark.parametrize("how", ["revoked", "withdrawn"])
+def test_what_a_claimant_wrote_goes_when_the_record_loses_them(
+    how, alice, alice_client, client, record, moderator, commit
+):
+    claim = approved_claimant(alice, record, moderator=moderator)
+    alice_client.post(reverse("claims:profile-edit", args=[record.slug]), PHISHING)
+    assert "phishing.example.net" in _profile_text(client, record)
+
+    with commit():
+        if how == "revoked":
+            services.claim_revoke(claim=claim, moderator=moderator, reason="Impersonation.")
+        else:
+            alice_client.post(reverse("claims:claim-withdraw", args=[claim.pk]))
+
+    record.refresh_from_db()
+    assert record.claimed_by is None
+    assert (record.tagline, record.homepage, record.links) == ("", "", [])
+    assert record.open_to_collaborate is True  # the unclaimed record's own default
+    page = _profile_text(client, record)
+    assert "phishing.example.net" not in page
+    assert "verify your grant" not in page
+    # Moderators still see what was shown, in the audit log entry of the decision.
+    event = ModerationEvent.objects.filter(claim=claim).order_by("-id").first()
+    assert event.action == f"claim_{how}"
+    removed = event.details["claimant_content_removed"]
+    assert removed["homepage"] == "https://phishing.example.net/login"
+    assert removed["tagline"] == PHISHING["tagline"]
+    assert removed["links"] == [
+        {"label": "Grant portal", "url": "https://phishing.example.net/grants"}
+    ]
+    assert removed["open_to_collaborate"] is False
+
+
+def test_withdrawing_a_pending_claim_leaves_the_record_as_it_was(alice, alice_client, record):
+    type(record).objects.filter(pk=record.pk).update(
+        tagline="Set before any claim", open_to_collaborate=False
+    )
+    claim = submit(alice, record)
+    claim.refresh_from_db()
+    assert claim.status == "pending"
+    alice_client.post(reverse("claims:claim-withdraw", args=[claim.pk]))
+    record.refresh_from_db()
+    assert (record.tagline, record.open_to_collaborate) == ("Set before any claim", False)

@@ -3,6 +3,7 @@ never imports the apps built on it (see docs/architecture.md)."""
 
 from __future__ import annotations
 
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -15,6 +16,11 @@ def healthz(request: HttpRequest) -> HttpResponse:
     """A trivial page: load balancers' health check, and the framework ceiling in benchmarks."""
     return HttpResponse("ok", content_type="text/plain")
 
+
+# The admin's own login form has none of the site login's limits (allauth's failed-login lockout
+# per address and per account) and would sign in an account whose email is not verified. Signing
+# in to the admin therefore goes through the site's login, and back to the admin after it.
+admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),

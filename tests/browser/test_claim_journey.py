@@ -113,10 +113,11 @@ def test_sign_up_claim_approve_at_l4_and_edit_the_profile(
     # 3. A staff user approves at L4 in the admin.
     moderator_context = browser.new_context()
     admin = moderator_context.new_page()
+    # The admin's login sends the moderator to the site's (allauth's limits apply), and back.
     admin.goto(f"{base}/admin/login/")
-    admin.get_by_label("Username").fill("moderator@example.org")
-    admin.get_by_label("Password").fill("moderator-password")
-    admin.get_by_role("button", name="Log in").click()
+    admin.locator("input[name=login]").fill("moderator@example.org")
+    admin.locator("input[name=password]").fill("moderator-password")
+    admin.get_by_role("button", name="Sign In").click()
     admin.goto(f"{base}/admin/claims/pendingclaim/")
     expect(admin.get_by_text("Zhizhen Zhong").first).to_be_visible()
     admin.get_by_role("link", name=str(claim.pk), exact=True).click()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -31,6 +32,13 @@ PRODUCTION_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 
 TEST_DATABASE_NAME = env.str("TEST_DATABASE_NAME", default="test_bzpeer")
 TEST_REDIS_URL: str | None = env.str("TEST_REDIS_URL", default=None)
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# How many reverse proxies of our own stand in front of the site, each appending to
+# X-Forwarded-For. Every limit keyed by address (DRF's throttle, allauth's login and sign-up
+# limits) takes the client's address from bzpeer.http.client_address, which believes that
+# header only this far; 0, with nothing in front, means REMOTE_ADDR and the header ignored.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more.")
 
 DATABASE_URL_DEFAULT = "postgres://postgres@127.0.0.1:5432/bzpeer"
 REDIS_URL_DEFAULT = "redis://127.0.0.1:6379/0"
@@ -153,6 +161,9 @@ ACCOUNT_RATE_LIMITS = {
     "signup": env.str("RATE_LIMIT_SIGNUP", default="5/m/ip,20/h/ip"),
 }
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[bzpeer] "
+# The adapter keys allauth's limits per "ip" on bzpeer.http.client_address (TRUSTED_PROXY_COUNT),
+# so allauth's own ALLAUTH_TRUSTED_PROXY_COUNT is not used.
+ACCOUNT_ADAPTER = "bzpeer.http.AccountAdapter"
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
 LOGIN_REDIRECT_URL = "/account/"
 
@@ -232,8 +243,11 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    # Keyed by bzpeer.http.client_address; NUM_PROXIES keeps any stock DRF throttle from
+    # believing a forged X-Forwarded-For too.
+    "DEFAULT_THROTTLE_CLASSES": ["bzpeer.http.AnonRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": env.str("API_ANON_RATE", default="120/min")},
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     # Service refusals (bzpeer.errors.ServiceError) answer {"detail": ...} with their status.
     "EXCEPTION_HANDLER": "bzpeer.errors.api_exception_handler",
 }

@@ -3,19 +3,21 @@
 A service refuses by raising a ServiceError subclass: its message is written for the person
 acting, its class says which HTTP answer it becomes. The mapping lives here only: DRF views get
 it from `api_exception_handler` (REST_FRAMEWORK["EXCEPTION_HANDLER"]), HTML views from
-`service_error_as_message`. Views call services and let the refusal through; none of them
-turns an error into a status code again.
+`service_error_as_message` (with `retry_after_header` on the view, for the Retry-After of a
+temporary refusal). Views call services and let the refusal through; none of them turns an
+error into a status code or a header again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
@@ -100,4 +102,27 @@ def service_error_as_message(request: HttpRequest) -> Iterator[Refusal]:
         yield refusal
     except ServiceError as error:
         refusal.error = error
+        # For retry_after_header, which sees only the request and the page the view built.
+        request.service_refusal = error  # type: ignore[attr-defined]
         messages.error(request, error.message)
+
+
+def retry_after_header(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A view decorator: when the view answers a temporary refusal met under
+    `service_error_as_message` with that refusal's status (429), the answer carries the
+    refusal's Retry-After, as the API's answers do. A view that redirects instead is left as
+    it is: the error message on the next page says when to try again."""
+
+    @wraps(view)
+    def view_with_retry_after(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        error: ServiceError | None = getattr(request, "service_refusal", None)
+        if (
+            error is not None
+            and error.retry_after is not None
+            and response.status_code == error.status_code
+        ):
+            response["Retry-After"] = str(error.retry_after)
+        return response
+
+    return view_with_retry_after

@@ -1,21 +1,50 @@
-"""A small fixed-window rate limiter on Django's cache (Redis), for claims, disputes and vouches.
+"""A sliding-window rate limiter in Redis, for claims, reports and split requests.
 
 Login and sign-up are limited by allauth (ACCOUNT_RATE_LIMITS); this covers our own actions.
 Limits are written like allauth's: "5/h", "20/d", "3/10m" (count / [amount]unit).
+
+Each (action, key) has a sorted set of the times of its accepted attempts. An attempt is let
+through when fewer than `count` of them fall in the last `period` seconds, so no span of
+`period` seconds ever holds more than `count`, wherever it starts (a fixed clock window let
+twice the limit through across its boundary). Refused attempts are not recorded: the refusal
+says exactly when the oldest counted attempt leaves the window, and waiting that long works.
 """
 
 from __future__ import annotations
 
+import math
 import re
-import time
+import uuid
 
 from django.conf import settings
 from django.core.cache import cache
+from django_redis import get_redis_connection
 
 from bzpeer import errors
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
+
+# One script, so trimming, counting and adding are one atomic step in Redis: two requests at
+# once cannot both see room for one more. The clock is Redis's own (TIME), the same for every
+# web process. Returns 0 when the attempt is counted, else the milliseconds until it would be.
+_SLIDING_WINDOW = """
+local window_ms = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now_ms = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms - window_ms)
+if redis.call('ZCARD', KEYS[1]) < limit then
+    redis.call('ZADD', KEYS[1], now_ms, now_ms .. ':' .. ARGV[3])
+    redis.call('PEXPIRE', KEYS[1], window_ms)
+    return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #oldest == 0 then
+    return window_ms
+end
+return math.max(1, tonumber(oldest[2]) + window_ms - now_ms)
+"""
 
 
 class RateLimited(errors.RateLimited):
@@ -40,23 +69,17 @@ def parse_rate(rate: str) -> tuple[int, int]:
 
 
 def rate_limit_check(*, action: str, key: str) -> None:
-    """Count one attempt of `action` by `key` (a user id, an IP); raise RateLimited when over.
-
-    The counter lives in a window keyed by its start, created with add() and bumped with
-    incr(), both atomic in Redis, so concurrent requests cannot both slip under the limit.
-    """
+    """Count one attempt of `action` by `key` (a user id); raise RateLimited when `action`'s
+    limit (CLAIMS_RATE_LIMITS) already holds that many attempts in the last period. Its
+    `retry_after` is the whole seconds until the next attempt is let through."""
     rate = settings.CLAIMS_RATE_LIMITS.get(action)
     if not rate:
         return
     limit, period = parse_rate(rate)
-    now = int(time.time())
-    window_start = now - now % period
-    cache_key = f"claims:rl:{action}:{key}:{window_start}"
-    cache.add(cache_key, 0, timeout=period + 1)
-    try:
-        attempts = cache.incr(cache_key)
-    except ValueError:  # expired between add() and incr(): this is the first attempt again
-        cache.set(cache_key, 1, timeout=period + 1)
-        attempts = 1
-    if attempts > limit:
-        raise RateLimited(action, retry_after=window_start + period - now)
+    # Under the cache's key prefix, so the keys live and are cleared with the rest of the cache.
+    redis_key = cache.make_key(f"claims:rl:{action}:{key}")
+    wait_ms = get_redis_connection("default").eval(
+        _SLIDING_WINDOW, 1, redis_key, period * 1000, limit, uuid.uuid4().hex
+    )
+    if wait_ms:
+        raise RateLimited(action, retry_after=math.ceil(int(wait_ms) / 1000))

@@ -4,7 +4,8 @@ Each view gathers input, calls a service or a selector and renders. Every state 
 POST (CSRF-checked by the middleware); every object comes through a permission-checked
 selector, so someone else's claim or record is a 404. A refusal of a service (bzpeer.errors.
 ServiceError) becomes an error message through service_error_as_message: a form page is shown
-again with the refusal's status, a button redirects as it would on success.
+again with the refusal's status (429 with Retry-After for a rate limit, `retry_after_header`),
+a button redirects as it would on success.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from bzpeer.errors import service_error_as_message
+from bzpeer.errors import retry_after_header, service_error_as_message
 from publications.models import Work
 from researchers.models import Researcher
 
@@ -45,6 +46,7 @@ def notifications_read(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@retry_after_header
 def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_for_claims_or_404(slug)
     panel = selectors.claim_panel(researcher=researcher, user=request.user)
@@ -115,6 +117,7 @@ def vouch(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@retry_after_header
 def report(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_for_claims_or_404(slug)
     form = ReportForm(request.POST or None)

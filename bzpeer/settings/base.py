@@ -190,11 +190,11 @@ SOCIALACCOUNT_EMAIL_VERIFICATION = "mandatory"
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
 SOCIALACCOUNT_STORE_TOKENS = False
 
-# Claims, disputes and vouches: limits per user (fixed windows in the cache), see claims/ratelimit.py.
+# Claims, reports and split requests: limits per user over a sliding window (Redis), see
+# claims/ratelimit.py. Vouches have no hourly limit: the monthly cap below is lower.
 CLAIMS_RATE_LIMITS = {
     "claim_submit": env.str("RATE_LIMIT_CLAIM", default="5/h"),
     "report_submit": env.str("RATE_LIMIT_REPORT", default="5/h"),
-    "vouch_submit": env.str("RATE_LIMIT_VOUCH", default="20/h"),
     "split_request": env.str("RATE_LIMIT_SPLIT_REQUEST", default="30/h"),
 }
 # Vouching: at most this many vouches per user in any 30 days; this many vouches corroborate.

@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from bzpeer.users.models import User
 from claims.models import Claim, ClaimStatus, ModerationAction, Vouch
-from claims.ratelimit import rate_limit_check
 from claims.selectors import vouch_eligibility
 
 from .audit import audit
@@ -27,7 +26,6 @@ def vouch_submit(*, voucher: User, claim: Claim, note: str = "") -> Vouch:
     voucher_record, why_not = vouch_eligibility(voucher=voucher, claim=claim)
     if voucher_record is None:
         raise ClaimError(why_not)
-    rate_limit_check(action="vouch_submit", key=f"user:{voucher.pk}")
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=voucher.pk).first()
         since = timezone.now() - datetime.timedelta(days=30)

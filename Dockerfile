@@ -28,4 +28,5 @@ RUN useradd --create-home --uid 1000 bzpeer && chown bzpeer /app
 USER bzpeer
 
 EXPOSE 8000
-CMD ["gunicorn", "bzpeer.wsgi", "-b", "0.0.0.0:8000"]
+# gunicorn.conf.py hides the server software from the Server header.
+CMD ["gunicorn", "--config", "gunicorn.conf.py", "bzpeer.wsgi", "-b", "0.0.0.0:8000"]

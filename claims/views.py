@@ -15,7 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from bzpeer.errors import retry_after_header, service_error_as_message
 from publications.models import Work
@@ -31,7 +31,7 @@ def _profile(researcher: Researcher) -> str:
 
 
 @login_required
-@require_GET
+@require_safe
 def account(request: HttpRequest) -> HttpResponse:
     overview = selectors.account_overview(request.user)
     return render(request, "claims/account.html", {"overview": overview})
@@ -45,7 +45,7 @@ def notifications_read(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @retry_after_header
 def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_for_claims_or_404(slug)
@@ -116,7 +116,7 @@ def vouch(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @retry_after_header
 def report(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_for_claims_or_404(slug)
@@ -139,7 +139,7 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def profile_edit(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = selectors.researcher_claimed_by_user_or_404(slug=slug, user=request.user)
     form = ProfileEditForm.for_researcher(
@@ -187,7 +187,7 @@ def work_not_mine(request: HttpRequest, slug: str, work_id: int) -> HttpResponse
     return redirect("claims:profile-edit", slug=researcher.slug)
 
 
-@require_GET
+@require_safe
 def trust_explain(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = Researcher.objects.select_related("merged_into").filter(slug=slug).first()
     if researcher is None:

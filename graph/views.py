@@ -6,7 +6,7 @@ import re
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from researchers.models import Researcher
 from researchers.selectors import researcher_by_slug
@@ -23,7 +23,7 @@ def _researcher_or_404(slug: str) -> Researcher:
     return researcher
 
 
-@require_GET
+@require_safe
 def slice_panel(request: HttpRequest, slug: str) -> HttpResponse:
     """The profile's research-graph panel, loaded by htmx after the page: a small interactive
     graph of the slice, with the same nodes as lists beside it for screen readers."""
@@ -51,7 +51,7 @@ def slice_panel(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def explorer(request: HttpRequest) -> HttpResponse:
     """The full explorer: starts from ?researcher=<slug> (or from a search), expands node by
     node, filters, finds paths and exports. The graph itself is drawn by explorer.js."""
@@ -73,7 +73,7 @@ def explorer(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def coi_check(request: HttpRequest) -> HttpResponse:
     """Paste names, ORCID iDs, OpenAlex ids or profile addresses, one per line (or separated by
     commas or semicolons); see every pair that coauthored recently or shares an institution."""

@@ -15,7 +15,7 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from bzpeer.http import not_found
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
@@ -33,7 +33,7 @@ from .jsonld import article_jsonld, person_jsonld
 WORKS_PER_PAGE = 20
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     context = {
         "counts": selectors.site_counts(),
@@ -79,7 +79,7 @@ def _anonymous_page(request: HttpRequest, slug: str) -> tuple[int, str] | None:
     return state.researcher_id, hashlib.md5(fingerprint.encode(), usedforsecurity=False).hexdigest()
 
 
-@require_GET
+@require_safe
 def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     cached_as = _anonymous_page(request, slug)
     if cached_as:
@@ -150,7 +150,7 @@ def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def following(request: HttpRequest) -> HttpResponse:
     page = Paginator(researcher_selectors.researchers_followed_by(request.user), 30).get_page(
         request.GET.get("page")
@@ -158,7 +158,7 @@ def following(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/following.html", {"researchers_page": page}, using="jinja2")
 
 
-@require_GET
+@require_safe
 def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
     work = works_with_details().filter(pk=pk).first()
     if work is None:
@@ -167,7 +167,7 @@ def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "pages/work.html", context)
 
 
-@require_GET
+@require_safe
 def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
     topic = Topic.objects.select_related("parent__parent__parent").filter(pk=pk).first()
     if topic is None:
@@ -193,7 +193,7 @@ def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "pages/topic.html", context, using="jinja2")
 
 
-@require_GET
+@require_safe
 def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
     institution = Institution.objects.filter(pk=pk).first()
     if institution is None:

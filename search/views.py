@@ -12,7 +12,7 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.http import urlencode
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from researchers.names import normalize_name
 
@@ -66,7 +66,7 @@ def _page_url(request: HttpRequest, page: int) -> str:
     return f"?{params.urlencode()}"
 
 
-@require_GET
+@require_safe
 def search(request: HttpRequest) -> HttpResponse:
     form = _valid_data(SearchForm(request.GET))
     query = form.cleaned_data.get("q", "") if "q" not in form.errors else ""
@@ -114,7 +114,7 @@ def search(request: HttpRequest) -> HttpResponse:
     return render(request, "search/search.html", context)
 
 
-@require_GET
+@require_safe
 def suggest(request: HttpRequest) -> HttpResponse:
     """The header box's suggestions: a short list of researchers linking to their profiles.
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from bzpeer.admin import EstimatedCountPaginator, LimitedInlineMixin, ReadOnlyAdminMixin
 from publications.models import ImportChunk, ImportIssue, ImportRun
@@ -136,7 +136,7 @@ class ImportRunAdmin(ImportRecordAdmin):
     def get_urls(self) -> list[URLPattern]:
         live = path(
             "<path:object_id>/live/",
-            self.admin_site.admin_view(require_GET(self.live_counts_view)),
+            self.admin_site.admin_view(require_safe(self.live_counts_view)),
             name="publications_importrun_live",
         )
         # Before the defaults: their "<object_id>/" catch-all would take "<id>/live/" too.

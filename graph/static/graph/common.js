@@ -59,5 +59,22 @@
     return loading;
   }
 
-  window.bzGraph = { elementsOf: elementsOf, style: style, loadCytoscape: loadCytoscape, colors: COLORS };
+  // Cytoscape sizes its canvases in pixels when it starts and otherwise only on a window
+  // resize; a container that changes width for another reason (the grid stacking its columns,
+  // a panel swapped in) would keep the old canvas. Redraw at the container's size whenever it
+  // changes, once per frame.
+  function followContainer(cy, container) {
+    if (!window.ResizeObserver) return;
+    var pending = false;
+    new ResizeObserver(function () {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () { pending = false; cy.resize(); });
+    }).observe(container);
+  }
+
+  window.bzGraph = {
+    elementsOf: elementsOf, style: style, loadCytoscape: loadCytoscape,
+    followContainer: followContainer, colors: COLORS,
+  };
 })();

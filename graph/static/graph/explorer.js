@@ -20,6 +20,7 @@
     // Kept light for thousands of nodes: a bitmap while panning, no edges while moving.
     textureOnViewport: true, hideEdgesOnViewport: true, pixelRatio: 1, motionBlur: false,
   });
+  window.bzGraph.followContainer(cy, $("explorer-canvas"));
 
   function say(text) { statusLine.textContent = text; }
 

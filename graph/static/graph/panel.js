@@ -28,6 +28,7 @@
         var url = event.target.data("url");
         if (url && !event.target.hasClass("center")) window.location.assign(url);
       });
+      window.bzGraph.followContainer(cy, canvas);
       canvas.dataset.nodes = String(cy.nodes().length);
       panel.bzCy = cy;
       panel.dispatchEvent(new CustomEvent("graph:rendered", { bubbles: true }));

@@ -21,7 +21,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 MAX_PAGE_SIZE = 100
-_WHOLE_NUMBER = re.compile(r"[0-9]+")
+# At most 9 digits: anything longer is out of range anyway, and int() refuses to read text of
+# more than 4,300 digits (a ValueError, so a 500, before the range is even checked).
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
 _OPENALEX_URL_PREFIX = re.compile(r"^https?://openalex\.org/", re.IGNORECASE)
 _ORCID_URL_PREFIX = re.compile(r"^https?://orcid\.org/", re.IGNORECASE)
 _ORCID = re.compile(r"[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]")

@@ -1,0 +1,109 @@
+"""Middleware the whole site shares.
+
+RejectUnreadableInputMiddleware answers 400, with a short message, to the requests that would
+otherwise end in a 500 however well each view validates its input:
+
+- A NUL character in the address, the query string or a header value. PostgreSQL refuses NUL
+  in text, so a NUL that reaches a query raises a database error wherever user input meets the
+  database: a slug looked up, a name searched, a session key or a credential checked. No page
+  or API call has a use for one, so it is refused once, here, before any view or
+  authentication runs. Form fields refuse NUL on their own (the validators of Django's and
+  DRF's CharField), so the values inside request bodies are left to them.
+- A form body that Django cannot read: a urlencoded body declared in another charset than
+  UTF-8, a multipart body without a valid boundary, too many fields. Django raises while
+  reading request.POST, and when that first happens inside its own 404, 400 or 500 handler
+  (which check the CSRF token, so read the body), the error escapes them all. The body is read
+  here once instead; CsrfViewMiddleware, just after, would read it on every POST anyway.
+- A JSON body nested deeper than Python's parser can recurse: DRF's JSONParser turns a
+  ValueError into a 400 but lets the RecursionError through.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+
+from django.core.exceptions import BadRequest, SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http.multipartparser import MultiPartParserError
+
+NUL = "\x00"
+FORM_CONTENT_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# The REST API answers JSON errors ({"detail": ...}) like every other API error (bzpeer.api).
+_API_PREFIX = "/api/"
+NUL_REFUSAL = "The request contains a NUL character (%00), which no address or field accepts."
+JSON_DEPTH_REFUSAL = "The JSON body is nested too deeply."
+
+
+def request_has_nul(request: HttpRequest) -> bool:
+    """Whether the path, the query string or a header value of `request` carries a NUL.
+
+    The query string is checked as the views read it, decoded: besides %00, a charset the
+    client declares can make other bytes decode to NUL (UTF-7's "+AAA-")."""
+    if NUL in request.path_info or NUL in request.path:
+        return True
+    for key, values in request.GET.lists():
+        if NUL in key or any(NUL in value for value in values):
+            return True
+    return any(
+        (name.startswith("HTTP_") or name in ("CONTENT_TYPE", "CONTENT_LENGTH"))
+        and isinstance(value, str)
+        and NUL in value
+        for name, value in request.META.items()
+    )
+
+
+def unreadable_form_body(request: HttpRequest) -> str | None:
+    """Why Django cannot read the form body of this POST, or None when it can (or there is
+    none). Reading it caches the result on the request for every later reader."""
+    if request.method != "POST" or request.content_type not in FORM_CONTENT_TYPES:
+        return None
+    try:
+        request.POST  # noqa: B018  # read for its side effect: parse, or raise
+    except SuspiciousOperation as error:
+        # Logged where Django's own handler would log it (too many fields, too big a body).
+        logging.getLogger(f"django.security.{error.__class__.__name__}").error(str(error))
+        return f"The form data cannot be read: {error}"
+    except (BadRequest, MultiPartParserError) as error:
+        return f"The form data cannot be read: {error}"
+    return None
+
+
+def json_body_too_deep(request: HttpRequest) -> bool:
+    """Whether a JSON request body is nested too deeply for json.loads. Other JSON errors are
+    left to the API's parser, which answers them with a 400 of its own."""
+    content_type = request.content_type or ""
+    if not (content_type == "application/json" or content_type.endswith("+json")):
+        return False
+    try:
+        json.loads(request.body)
+    except RecursionError:
+        return True
+    except (ValueError, SuspiciousOperation):
+        # Invalid JSON, or a body over DATA_UPLOAD_MAX_MEMORY_SIZE: the parser's to answer.
+        return False
+    return False
+
+
+class RejectUnreadableInputMiddleware:
+    """400 with a short message for the requests of the module docstring: JSON under /api/,
+    plain text elsewhere."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request_has_nul(request):
+            return self._refuse(request, NUL_REFUSAL)
+        if refusal := unreadable_form_body(request):
+            return self._refuse(request, refusal)
+        if json_body_too_deep(request):
+            return self._refuse(request, JSON_DEPTH_REFUSAL)
+        return self.get_response(request)
+
+    @staticmethod
+    def _refuse(request: HttpRequest, message: str) -> HttpResponse:
+        if request.path_info.startswith(_API_PREFIX):
+            return JsonResponse({"detail": message}, status=400)
+        return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")

@@ -51,16 +51,21 @@ def researcher_for_claims_or_404(slug: str) -> Researcher:
     return researcher
 
 
-def researcher_claimed_by_user_or_404(*, slug: str, user: User | AnonymousUser) -> Researcher:
-    """The record the user is the approved claimant of; anything else is a 404."""
-    researcher = researcher_for_claims_or_404(slug)
-    if not (
+def user_is_approved_claimant(*, researcher: Researcher, user: User | AnonymousUser) -> bool:
+    """Whether `user` holds the approved claim on `researcher` (and the record says so)."""
+    return (
         user.is_authenticated
         and researcher.claimed_by_id == user.pk
         and Claim.objects.filter(
             researcher=researcher, user=user, status=ClaimStatus.APPROVED
         ).exists()
-    ):
+    )
+
+
+def researcher_claimed_by_user_or_404(*, slug: str, user: User | AnonymousUser) -> Researcher:
+    """The record the user is the approved claimant of; anything else is a 404."""
+    researcher = researcher_for_claims_or_404(slug)
+    if not user_is_approved_claimant(researcher=researcher, user=user):
         raise Http404("No such researcher.")
     return researcher
 

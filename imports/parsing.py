@@ -57,7 +57,7 @@ def _raw_text(raw: bytes) -> str:
     return text.replace("\x00", "\\x00")
 
 
-def _issue_text(value: str, limit: int | None = None) -> str:
+def issue_text(value: str, limit: int | None = None) -> str:
     """An id or reason from the record, storable whatever it holds."""
     value = value.replace("\x00", "\\x00")
     return value[:limit] if limit else value
@@ -80,8 +80,8 @@ def parse_batch(
                 path=path,
                 line_number=line_number,
                 entity=kind,
-                external_id=_issue_text(external_id, 64),
-                reason=_issue_text(reason),
+                external_id=issue_text(external_id, 64),
+                reason=issue_text(reason),
                 raw=_raw_text(raw),
             )
         )
@@ -127,7 +127,7 @@ def parse_batch(
                     path=path,
                     line_number=line_number,
                     entity=kind,
-                    external_id=_issue_text(external_id, 64),
+                    external_id=issue_text(external_id, 64),
                     reason="Stored with changes: " + "; ".join(warnings),
                     raw=_raw_text(raw),
                 )

@@ -11,8 +11,8 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 
 from bzpeer.users.models import User
-from claims.models import Claim, ClaimStatus
-from claims.selectors import base_verification_level
+from claims.models import Claim
+from claims.selectors import base_verification_level, user_is_approved_claimant
 from researchers.models import Researcher
 
 from .errors import ClaimError
@@ -25,13 +25,7 @@ def researcher_lock(researcher_id: int) -> Researcher:
 
 
 def require_approved_claimant(*, researcher: Researcher, user: User | AnonymousUser) -> None:
-    if not (
-        user.is_authenticated
-        and researcher.claimed_by_id == user.pk
-        and Claim.objects.filter(
-            researcher=researcher, user=user, status=ClaimStatus.APPROVED
-        ).exists()
-    ):
+    if not user_is_approved_claimant(researcher=researcher, user=user):
         raise ClaimError("Only the approved claimant can do this.")
 
 

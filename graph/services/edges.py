@@ -25,6 +25,21 @@ from ..models import CLOSE_MIN_JOINT_WORKS, CLOSE_MIN_WEIGHT, CLOSE_SQL, MAX_AUT
 # refresh, and refreshes wait for it.
 EDGES_LOCK_KEY = 0x67726170685F6564  # "graph_ed"
 
+# Both refreshes end by writing the pairs they recomputed (the CTE `fresh`): new and changed
+# edges upserted in (a, b) order, unchanged ones left alone; returns the pairs it wrote.
+_WRITE_FRESH_EDGES = """written AS (
+    INSERT INTO graph_coauthoredge AS e
+        (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
+    SELECT a, b, joint_works_count, weight, first_year, last_year FROM fresh ORDER BY a, b
+    ON CONFLICT (researcher_a_id, researcher_b_id) DO UPDATE SET
+        joint_works_count = EXCLUDED.joint_works_count, weight = EXCLUDED.weight,
+        first_year = EXCLUDED.first_year, last_year = EXCLUDED.last_year
+    WHERE (e.joint_works_count, e.weight, e.first_year, e.last_year)
+          IS DISTINCT FROM
+          (EXCLUDED.joint_works_count, EXCLUDED.weight, EXCLUDED.first_year, EXCLUDED.last_year)
+    RETURNING e.researcher_a_id, e.researcher_b_id
+)"""
+
 _EDGES_REFRESH_SQL = f"""
 WITH touched AS MATERIALIZED (
     SELECT DISTINCT unnest(%(ids)s::bigint[]) AS id
@@ -62,18 +77,7 @@ removed AS (
       )
     RETURNING e.researcher_a_id, e.researcher_b_id
 ),
-written AS (
-    INSERT INTO graph_coauthoredge AS e
-        (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
-    SELECT a, b, joint_works_count, weight, first_year, last_year FROM fresh ORDER BY a, b
-    ON CONFLICT (researcher_a_id, researcher_b_id) DO UPDATE SET
-        joint_works_count = EXCLUDED.joint_works_count, weight = EXCLUDED.weight,
-        first_year = EXCLUDED.first_year, last_year = EXCLUDED.last_year
-    WHERE (e.joint_works_count, e.weight, e.first_year, e.last_year)
-          IS DISTINCT FROM
-          (EXCLUDED.joint_works_count, EXCLUDED.weight, EXCLUDED.first_year, EXCLUDED.last_year)
-    RETURNING e.researcher_a_id, e.researcher_b_id
-)
+{_WRITE_FRESH_EDGES}
 SELECT researcher_a_id FROM removed UNION SELECT researcher_b_id FROM removed
 UNION SELECT researcher_a_id FROM written UNION SELECT researcher_b_id FROM written
 """
@@ -177,18 +181,7 @@ removed AS (
       AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.a = o.researcher_a_id AND f.b = o.researcher_b_id)
     RETURNING e.researcher_a_id, e.researcher_b_id
 ),
-written AS (
-    INSERT INTO graph_coauthoredge AS e
-        (researcher_a_id, researcher_b_id, joint_works_count, weight, first_year, last_year)
-    SELECT a, b, joint_works_count, weight, first_year, last_year FROM fresh ORDER BY a, b
-    ON CONFLICT (researcher_a_id, researcher_b_id) DO UPDATE SET
-        joint_works_count = EXCLUDED.joint_works_count, weight = EXCLUDED.weight,
-        first_year = EXCLUDED.first_year, last_year = EXCLUDED.last_year
-    WHERE (e.joint_works_count, e.weight, e.first_year, e.last_year)
-          IS DISTINCT FROM
-          (EXCLUDED.joint_works_count, EXCLUDED.weight, EXCLUDED.first_year, EXCLUDED.last_year)
-    RETURNING e.researcher_a_id, e.researcher_b_id
-),
+{_WRITE_FRESH_EDGES},
 -- +1 for a pair that became close, -1 for one that stopped being close.
 close_change AS (
     SELECT coalesce(f.a, e.researcher_a_id) AS a, coalesce(f.b, e.researcher_b_id) AS b,

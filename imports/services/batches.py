@@ -16,7 +16,7 @@ from graph.services import coauthor_bylines_before
 from graph.tasks import coauthor_edges_record_batch
 from publications.models import ImportChunk, ImportIssue, ImportRun
 
-from ..parsing import ENTITY_HANDLERS, WRITE_ORDER, ParsedBatch, parse_batch
+from ..parsing import ENTITY_HANDLERS, WRITE_ORDER, ParsedBatch, issue_text, parse_batch
 from .follow_up import researchers_follow_up
 
 logger = logging.getLogger(__name__)
@@ -156,8 +156,8 @@ def batch_write_isolating_refusals(
                     run_id=run_id,
                     path=path,
                     entity=kind,
-                    external_id=ENTITY_HANDLERS[kind].key(record)[:64].replace("\x00", ""),
-                    reason=f"refused by the database: {reason}"[:10_000].replace("\x00", ""),
+                    external_id=issue_text(ENTITY_HANDLERS[kind].key(record), 64),
+                    reason=issue_text(f"refused by the database: {reason}"),
                 )
             )
         return batch_write(refused, run_id=run_id, path=path, researchers_pending=None)

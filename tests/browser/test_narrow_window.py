@@ -85,6 +85,16 @@ def test_the_profile_graph_follows_a_window_narrowed_to_a_phone(
     # And back: widened again, the graph takes the room it has.
     page.set_viewport_size(DESKTOP)
     _assert_fits(page, "[data-graph-canvas]", DESKTOP)
+    # The narrow drawing fits a wide window too, so the wait above can end before the redraw
+    # (a ResizeObserver callback, a frame or two later): wait for the canvas to grow, then say
+    # by how much it did not if it never does.
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(
+            """(width) => document.querySelector('[data-graph-canvas] canvas')
+                 .getBoundingClientRect().width > width""",
+            arg=PHONE["width"],
+            timeout=5_000,
+        )
     widened = page.evaluate(
         "document.querySelector('[data-graph-canvas] canvas').getBoundingClientRect().width"
     )

@@ -327,6 +327,14 @@ class ModerationAction(models.TextChoices):
     SPLIT_REQUESTED = "split_requested", "Work flagged as not mine"
     SPLIT_ACCEPTED = "split_accepted", "Work detached from record"
     SPLIT_DISMISSED = "split_dismissed", "Split request dismissed"
+    # Collaboration moderation and leaving (collaboration.services write these).
+    COLLABORATION_REPORTED = "collab_reported", "Message or invitation reported"
+    MESSAGE_HIDDEN = "message_hidden", "Message hidden"
+    MESSAGING_SUSPENDED = "messaging_suspended", "Messaging suspended"
+    MESSAGING_RESTORED = "messaging_restored", "Messaging restored"
+    COLLABORATION_REPORT_DISMISSED = "collab_report_dismissed", "Collaboration report dismissed"
+    USER_FLAGGED = "user_flagged", "User flagged (five reports or blocks)"
+    ACCOUNT_DELETED = "account_deleted", "Account deleted"
 
 
 def _loose_fk(model: str, related_name: str) -> models.ForeignKey:

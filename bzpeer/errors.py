@@ -41,6 +41,13 @@ class InvalidRequest(ServiceError):
     status_code: int = status.HTTP_400_BAD_REQUEST
 
 
+class Forbidden(ServiceError):
+    """The person may not do this, and nothing they can change in the request makes it
+    allowed (403). Objects they may not see at all are a 404 (Http404), not this."""
+
+    status_code: int = status.HTTP_403_FORBIDDEN
+
+
 class Conflict(ServiceError):
     """The object is already taken or in another state: someone else got there first (409)."""
 

@@ -206,6 +206,10 @@ CLAIMS_RATE_LIMITS = {
 # Vouching: at most this many vouches per user in any 30 days; this many vouches corroborate.
 CLAIMS_VOUCHES_PER_MONTH = env.int("CLAIMS_VOUCHES_PER_MONTH", default=5)
 CLAIMS_VOUCHES_NEEDED = env.int("CLAIMS_VOUCHES_NEEDED", default=2)
+# Collaboration invitations a verified researcher may send in any 24 hours, by verification
+# level; counted from the invitations table (collaboration.services.quotas), not a cache.
+INVITATIONS_PER_DAY_L3 = env.int("INVITATIONS_PER_DAY_L3", default=10)
+INVITATIONS_PER_DAY_L4 = env.int("INVITATIONS_PER_DAY_L4", default=25)
 # Decision notifications go to the claimant in the app and by email (a Celery task).
 NOTIFICATIONS_EMAIL_ENABLED = env.bool("NOTIFICATIONS_EMAIL_ENABLED", default=True)
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
@@ -320,6 +324,16 @@ CELERY_BEAT_SCHEDULE = {
     "claims-trust-refresh-claimed": {
         "task": "claims.tasks.researchers_trust_refresh_claimed",
         "schedule": 24 * 60 * 60,
+    },
+    # Pending invitations past their 30 days are marked expired (they count as expired anyway).
+    "collaboration-invitations-expire": {
+        "task": "collaboration.tasks.invitations_expire",
+        "schedule": 60 * 60,
+    },
+    # "You have unread messages" emails that have come due (10 minutes unread, 1 per hour).
+    "collaboration-message-emails-send-due": {
+        "task": "collaboration.tasks.message_emails_send_due",
+        "schedule": 60,
     },
 }
 

@@ -1,0 +1,148 @@
+"""One conversation as its participant sees it: the last messages, oldest first, and whether
+they can still write. Four queries whatever the number of messages."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+from django.http import Http404
+
+from bzpeer.users.models import User
+from collaboration.models import (
+    Block,
+    CollaborationSettings,
+    ConversationParticipant,
+    InvitationStatus,
+    Message,
+)
+
+from .access import SUSPENDED, UNAVAILABLE
+from .invitations import DELETED_NAME
+
+MESSAGE_STATES = ("visible", "deleted", "hidden")
+
+
+@dataclass
+class MessageView:
+    id: int
+    author_is_viewer: bool
+    author_name: str
+    # '' when the message is deleted or hidden: the text never reaches the page.
+    body: str
+    state: str
+    created_at: datetime.datetime
+
+
+@dataclass
+class ConversationThread:
+    id: int
+    other_name: str
+    other_slug: str | None
+    other_unavailable: bool
+    viewer_blocked_them: bool
+    muted: bool
+    unread_count: int
+    can_send: bool
+    reason: str
+    has_earlier: bool
+    messages: list[MessageView] = field(default_factory=list)
+
+
+def conversation_for(user: User, conversation_id: int, *, limit: int = 200) -> ConversationThread:
+    """The conversation if `user` takes part in it (else a 404), with its last `limit`
+    messages oldest first."""
+    sides = list(
+        ConversationParticipant.objects.filter(
+            conversation_id=conversation_id,
+            conversation__invitation__status=InvitationStatus.ACCEPTED,
+        ).select_related("researcher")
+    )
+    mine = next((side for side in sides if user.pk is not None and side.user_id == user.pk), None)
+    if mine is None:
+        raise Http404("No such conversation.")
+    other = next((side for side in sides if side.pk != mine.pk), None)
+    other_user_id = other.user_id if other is not None else None
+    gone = other is None or other_user_id is None or other.researcher is None
+    other_name = DELETED_NAME if gone else other.researcher.display_name  # type: ignore[union-attr]
+    newest = list(
+        Message.objects.filter(conversation_id=conversation_id).order_by("-id")[: limit + 1]
+    )
+    has_earlier = len(newest) > limit
+    messages = [
+        _message_view(
+            message,
+            viewer=user,
+            viewer_name=mine.researcher.display_name if mine.researcher else "You",
+            other_user_id=other_user_id,
+            other_name=other_name,
+        )
+        for message in reversed(newest[:limit])
+    ]
+    viewer_blocked_them = blocked_by_other = False
+    if other_user_id is not None:
+        for blocker_id in Block.objects.filter(
+            Q(blocker=user, blocked_id=other_user_id) | Q(blocker_id=other_user_id, blocked=user)
+        ).values_list("blocker_id", flat=True):
+            if blocker_id == user.pk:
+                viewer_blocked_them = True
+            else:
+                blocked_by_other = True
+    suspended = CollaborationSettings.objects.filter(
+        user=user, messaging_suspended_at__isnull=False
+    ).exists()
+    unavailable = gone or viewer_blocked_them or blocked_by_other
+    reason = SUSPENDED if suspended else UNAVAILABLE if unavailable else ""
+    return ConversationThread(
+        id=conversation_id,
+        other_name=other_name,
+        other_slug=None if gone else other.researcher.slug,  # type: ignore[union-attr]
+        other_unavailable=unavailable,
+        viewer_blocked_them=viewer_blocked_them,
+        muted=mine.muted,
+        unread_count=mine.unread_count,
+        can_send=not reason,
+        reason=reason,
+        has_earlier=has_earlier,
+        messages=messages,
+    )
+
+
+def _message_view(
+    message: Message,
+    *,
+    viewer: User,
+    viewer_name: str,
+    other_user_id: int | None,
+    other_name: str,
+) -> MessageView:
+    if message.hidden_at is not None:
+        state, body = "hidden", ""
+    elif message.deleted_at is not None:
+        state, body = "deleted", ""
+    else:
+        state, body = "visible", message.body
+    author_is_viewer = message.author_id is not None and message.author_id == viewer.pk
+    if author_is_viewer:
+        author_name = viewer_name
+    elif message.author_id is None or message.author_id != other_user_id:
+        author_name = DELETED_NAME
+    else:
+        author_name = other_name
+    return MessageView(
+        id=message.pk,
+        author_is_viewer=author_is_viewer,
+        author_name=author_name,
+        body=body,
+        state=state,
+        created_at=message.created_at,
+    )
+
+
+def message_for(user: User, message_id: int) -> Message:
+    """A message of a conversation `user` takes part in; any other is a 404."""
+    message = Message.objects.filter(pk=message_id, conversation__participants__user=user).first()
+    if message is None:
+        raise Http404("No such message.")
+    return message

@@ -16,6 +16,7 @@ urlpatterns = [
     path("", include("researchers.api_urls")),
     path("", include("publications.api_urls")),
     path("", include("graph.api_urls")),
+    path("", include("notifications.api_urls")),
     path("", include("claims.api_urls")),
     # Last: anything above did not match.
     re_path(r"^(?P<unmatched_path>.*/)$", api_not_found),

@@ -1,5 +1,5 @@
-"""Claims on researcher records, their automatic checks, vouches, disputes, split requests,
-the moderation audit log and in-app notifications.
+"""Claims on researcher records, their automatic checks, vouches, disputes, split requests and
+the moderation audit log (the notifications they send live in the notifications app).
 
 The rules that must hold under concurrency live here as database constraints: a record has at
 most one approved claimant, a user holds at most one approved record and at most one open
@@ -377,25 +377,3 @@ class ModerationEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label}: {self.get_action_display()}"
-
-
-class Notification(models.Model):
-    """An in-app notice to a user (claim decisions, disputes, vouches); also sent by email."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
-    )
-    kind = models.CharField(max_length=30)
-    subject = models.CharField(max_length=200)
-    message = models.TextField()
-    url = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    read_at = models.DateTimeField(null=True, blank=True)
-    emailed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["user", "-created_at"], name="notification_user_idx")]
-
-    def __str__(self) -> str:
-        return f"To {self.user_id}: {self.subject}"

@@ -17,11 +17,13 @@ from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404
 
 from bzpeer.users.models import User
+from notifications.models import Notification
+from notifications.selectors import notifications_for, unread_notifications_count
 from publications.models import Authorship, Work
 from researchers.models import Affiliation, Follow, Institution, Researcher, VerificationLevel
 
 from . import checks
-from .models import Claim, ClaimStatus, Notification, Report, ReportStatus, SplitRequest
+from .models import Claim, ClaimStatus, Report, ReportStatus, SplitRequest
 from .trust import trust_band, trust_explanation
 
 
@@ -83,14 +85,13 @@ class AccountOverview:
 
 
 def account_overview(user: User, *, follows_limit: int = 100) -> AccountOverview:
-    notifications = list(Notification.objects.filter(user=user)[:20])
     return AccountOverview(
         emails=list(EmailAddress.objects.filter(user=user).order_by("-primary", "email")),
         orcid_accounts=list(SocialAccount.objects.filter(user=user, provider="orcid")),
         claims=list(claims_of_user(user)),
         follows=list(Follow.objects.filter(user=user).select_related("researcher")[:follows_limit]),
-        notifications=notifications,
-        unread_count=Notification.objects.filter(user=user, read_at__isnull=True).count(),
+        notifications=notifications_for(user, limit=20),
+        unread_count=unread_notifications_count(user),
         reports=list(Report.objects.filter(reporter=user).select_related("researcher")[:20]),
         split_requests=list(
             SplitRequest.objects.filter(requested_by=user).select_related("researcher", "work")[:20]

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from bzpeer.errors import retry_after_header, service_error_as_message
+from notifications.services import notifications_mark_read
 from publications.models import Work
 from researchers.models import Researcher
 
@@ -40,7 +41,7 @@ def account(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def notifications_read(request: HttpRequest) -> HttpResponse:
-    services.notifications_mark_read(user=request.user)
+    notifications_mark_read(user=request.user)
     return redirect("claims:account")
 
 

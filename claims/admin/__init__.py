@@ -4,7 +4,6 @@
 - disputes: impersonation reports on claimed records
 - split_requests: works a claimant flagged as not theirs
 - audit_log: the moderation events, read-only
-- notifications: what members were told, read-only
 - researchers: the researcher page, registered here with the merge action and graph's count
 - decisions: the reason page and outcome messages the actions share
 
@@ -17,7 +16,6 @@ from .audit_log import ModerationEventAdmin
 from .decisions import REASON_TEMPLATE, reason_step
 from .disputes import ReportAdmin
 from .moderation import CheckInline, ClaimAdmin, ContestedFilter, PendingClaimAdmin, VouchInline
-from .notifications import NotificationAdmin
 from .researchers import ModeratedResearcherAdmin, merge_researchers
 from .split_requests import SplitRequestAdmin
 
@@ -28,7 +26,6 @@ __all__ = [
     "ContestedFilter",
     "ModeratedResearcherAdmin",
     "ModerationEventAdmin",
-    "NotificationAdmin",
     "PendingClaimAdmin",
     "ReportAdmin",
     "SplitRequestAdmin",

@@ -11,7 +11,7 @@ responsibility:
 - merge:         merging duplicate records; split requests (a work that is not the claimant's)
 - profile:       the claimant edits their profile
 - audit:         the moderation audit log
-- notifications: in-app notifications (their emails go out from a task)
+- links:         the pages claims' notifications point to (notifications.services sends them)
 - trust_refresh: trust score refreshes queued after a change commits
 - records, checks_queue, errors: row locks, queueing the checks task, the refusals
 
@@ -39,7 +39,6 @@ from .decisions import (
 )
 from .errors import ClaimConflict, ClaimError
 from .merge import researcher_merge, split_request_resolve, split_request_submit
-from .notifications import notification_create, notifications_mark_read
 from .profile import researcher_profile_update
 from .reports import report_resolve, report_submit
 from .trust_refresh import trust_refresh_on_commit
@@ -59,8 +58,6 @@ __all__ = [
     "claim_submit",
     "claim_withdraw",
     "claims_bulk_decide",
-    "notification_create",
-    "notifications_mark_read",
     "report_resolve",
     "report_submit",
     "researcher_merge",

@@ -17,11 +17,13 @@ from django.utils import timezone
 from bzpeer.users.models import User
 from claims.models import ApprovalRoute, CheckKind, Claim, ClaimCheck, ClaimStatus, ModerationAction
 from claims.selectors import claim_check_results
+from notifications.kinds import NotificationCategory
+from notifications.services import notification_create
 from researchers.models import Researcher, VerificationLevel
 
 from .audit import audit
 from .errors import ClaimConflict, ClaimError
-from .notifications import account_url, notification_create, profile_url
+from .links import account_url, profile_url
 from .records import record_release, researcher_lock
 from .trust_refresh import trust_refresh_on_commit
 
@@ -200,7 +202,12 @@ def _notify_decision(claim: Claim) -> None:
     else:
         return
     notification_create(
-        user=claim.user, kind=f"claim_{claim.status}", subject=subject, message=message, url=url
+        user=claim.user,
+        category=NotificationCategory.CLAIMS,
+        kind=f"claim_{claim.status}",
+        subject=subject,
+        message=message,
+        url=url,
     )
 
 

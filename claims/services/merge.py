@@ -20,12 +20,14 @@ from claims.ratelimit import rate_limit_check
 from claims.selectors import base_verification_level
 from graph.services import researcher_metrics_refresh
 from graph.tasks import coauthor_edges_schedule
+from notifications.kinds import NotificationCategory
+from notifications.services import notification_create
 from publications.models import Authorship, Work
 from researchers.models import Affiliation, Follow, Researcher
 
 from .audit import audit
 from .errors import ClaimError
-from .notifications import notification_create, profile_url
+from .links import profile_url
 from .records import require_approved_claimant, researcher_lock
 from .trust_refresh import trust_refresh_on_commit
 
@@ -215,6 +217,7 @@ def split_request_resolve(
     )
     notification_create(
         user=split_request.requested_by,
+        category=NotificationCategory.CLAIMS,
         kind=f"split_{split_request.status}",
         subject=f"Your request about a work on {researcher.display_name}",
         message=(

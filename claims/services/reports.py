@@ -8,12 +8,14 @@ from django.utils import timezone
 from bzpeer.users.models import User
 from claims.models import Claim, ClaimStatus, ModerationAction, Report, ReportStatus
 from claims.ratelimit import rate_limit_check
+from notifications.kinds import NotificationCategory
+from notifications.services import notification_create
 from researchers.models import Researcher
 
 from .audit import audit
 from .decisions import claim_revoke
 from .errors import ClaimError
-from .notifications import notification_create, profile_url
+from .links import profile_url
 from .records import researcher_lock
 from .trust_refresh import trust_refresh_on_commit
 
@@ -77,6 +79,7 @@ def report_resolve(*, report: Report, moderator: User, uphold: bool, note: str) 
             claim_revoke(claim=claim, moderator=moderator, reason=f"Dispute upheld: {note}")
     notification_create(
         user=report.reporter,
+        category=NotificationCategory.CLAIMS,
         kind=f"report_{report.status}",
         subject=f"Your report on {researcher.display_name} was {report.status}",
         message=f"A moderator {report.status} your report. Note: {report.resolution_note}",

@@ -7,7 +7,8 @@ from django.contrib import admin
 from django.contrib.auth.models import Permission
 from django.test import RequestFactory
 
-from claims.models import Claim, ModerationEvent, Notification, PendingClaim, Report, SplitRequest
+from claims.models import Claim, ModerationEvent, PendingClaim, Report, SplitRequest
+from notifications.models import Notification
 from publications.models import ImportChunk, ImportIssue, ImportRun
 from researchers.models import Follow
 

@@ -16,9 +16,9 @@ from claims.models import (
     ClaimStatus,
     ModerationAction,
     ModerationEvent,
-    Notification,
 )
 from claims.tasks import claim_checks_run
+from notifications.models import Notification
 from researchers.models import VerificationLevel
 from tests.factories import ResearcherFactory
 

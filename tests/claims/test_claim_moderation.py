@@ -14,8 +14,8 @@ from claims.models import (
     ClaimStatus,
     ModerationAction,
     ModerationEvent,
-    Notification,
 )
+from notifications.models import Notification
 from researchers.models import VerificationLevel
 from tests.factories import ResearcherFactory
 

@@ -1,0 +1,55 @@
+"""Signed unsubscribe tokens: a user id and a category (or the daily digest's scope).
+
+The token needs no login and no expiry: a one-click unsubscribe must work from any mail client
+months later (RFC 8058). Its own salt keeps a token signed for anything else from passing here.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core import signing
+from django.urls import reverse
+
+from bzpeer.errors import InvalidRequest
+
+from .kinds import DAILY_DIGEST_SCOPE, NotificationCategory
+
+_SALT = "notifications.unsubscribe"
+
+# What a token may name: a category, or every daily category at once.
+UNSUBSCRIBE_SCOPES = frozenset([*NotificationCategory.values, DAILY_DIGEST_SCOPE])
+
+_DAMAGED = (
+    "This unsubscribe link is damaged or incomplete. Open it exactly as it appears in the "
+    "email, or change your choices on your account's notification settings."
+)
+
+
+def unsubscribe_token(*, user_id: int, category: str) -> str:
+    if category not in UNSUBSCRIBE_SCOPES:
+        raise ValueError(f"not an unsubscribe scope: {category!r}")
+    return signing.dumps([user_id, category], salt=_SALT)
+
+
+def unsubscribe_url(*, user_id: int, category: str) -> str:
+    """Absolute (settings.SITE_URL), so it works from a mail client."""
+    token = unsubscribe_token(user_id=user_id, category=category)
+    path = reverse("notifications:unsubscribe", args=[token])
+    return f"{settings.SITE_URL.rstrip('/')}{path}"
+
+
+def unsubscribe_token_read(token: str) -> tuple[int, str]:
+    """(user id, category) from a token; InvalidRequest (400) if it was altered or is not one."""
+    try:
+        payload = signing.loads(token, salt=_SALT)
+    except (signing.BadSignature, ValueError) as error:
+        raise InvalidRequest(_DAMAGED) from error
+    if (
+        not isinstance(payload, list)
+        or len(payload) != 2
+        or type(payload[0]) is not int
+        or not isinstance(payload[1], str)
+        or payload[1] not in UNSUBSCRIBE_SCOPES
+    ):
+        raise InvalidRequest(_DAMAGED)
+    return payload[0], payload[1]

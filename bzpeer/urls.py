@@ -36,6 +36,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("graph.urls")),
+    path("", include("feed.urls")),
     path("", include("notifications.urls")),
     path("", include("claims.urls")),
 ]

@@ -24,6 +24,8 @@ urlpatterns = [
     path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
     path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
     path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
+    path("institutions/<int:pk>/follow/", views.institution_follow, name="institution-follow"),
+    path("topics/<int:pk>/follow/", views.topic_follow, name="topic-follow"),
     path("", include(publication_patterns)),
     path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap-index"),
     path(

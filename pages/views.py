@@ -11,13 +11,15 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, F
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from bzpeer.http import not_found
+from feed import selectors as feed_selectors
+from feed import services as feed_services
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
 from publications.filters import WorkListForm
 from publications.models import Topic
@@ -149,13 +151,83 @@ def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "pages/_follow_button.html", context, using="jinja2")
 
 
+def _follow_record(
+    request: HttpRequest, target: Topic | Institution, *, record_url: str, follow_url: str
+) -> HttpResponse:
+    """The POST of a topic's or an institution's follow button (the researcher's is above)."""
+    if not request.user.is_authenticated:
+        login_url = f"{reverse('account_login')}?next={record_url}"
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = login_url
+            return response
+        return redirect(login_url)
+    following_now = request.POST.get("action") != "unfollow"
+    if following_now:
+        feed_services.follow_create(user=request.user, target=target)
+    else:
+        feed_services.follow_delete(user=request.user, target=target)
+    if not request.htmx:
+        return redirect(record_url)
+    target.refresh_from_db(fields=["followers_count"])
+    context = _follow_record_context(target, following_now, record_url, follow_url)
+    return render(request, "pages/_follow_record_button.html", context, using="jinja2")
+
+
+def _follow_record_context(
+    target: Topic | Institution, is_following: bool, record_url: str, follow_url: str
+) -> dict[str, Any]:
+    return {
+        "is_following": is_following,
+        "followers_count": target.followers_count,
+        "record_url": record_url,
+        "follow_url": follow_url,
+        "noun": "topic" if isinstance(target, Topic) else "institution",
+    }
+
+
+@require_POST
+def topic_follow(request: HttpRequest, pk: int) -> HttpResponse:
+    topic = get_object_or_404(Topic, pk=pk)
+    return _follow_record(
+        request,
+        topic,
+        record_url=reverse("publications:topic-detail", args=[pk]),
+        follow_url=reverse("topic-follow", args=[pk]),
+    )
+
+
+@require_POST
+def institution_follow(request: HttpRequest, pk: int) -> HttpResponse:
+    institution = get_object_or_404(Institution, pk=pk)
+    return _follow_record(
+        request,
+        institution,
+        record_url=reverse("institution-detail", args=[pk]),
+        follow_url=reverse("institution-follow", args=[pk]),
+    )
+
+
+# Topics and institutions are listed whole up to this many (researchers are paged).
+FOLLOWING_RECORDS_SHOWN = 200
+
+
 @login_required
 @require_safe
 def following(request: HttpRequest) -> HttpResponse:
-    page = Paginator(researcher_selectors.researchers_followed_by(request.user), 30).get_page(
-        request.GET.get("page")
+    # The same join as the filter on follows, so each researcher comes with the user's mute.
+    followed = researcher_selectors.researchers_followed_by(request.user).annotate(
+        feed_muted=F("follows__muted")
     )
-    return render(request, "pages/following.html", {"researchers_page": page}, using="jinja2")
+    page = Paginator(followed, 30).get_page(request.GET.get("page"))
+    context = {
+        "researchers_page": page,
+        "topic_follows": feed_selectors.topic_follows_of(request.user)[:FOLLOWING_RECORDS_SHOWN],
+        "institution_follows": feed_selectors.institution_follows_of(request.user)[
+            :FOLLOWING_RECORDS_SHOWN
+        ],
+    }
+    return render(request, "pages/following.html", context, using="jinja2")
 
 
 @require_safe
@@ -189,6 +261,12 @@ def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "researchers": researchers,
         "works_page": page,
         "works_query": "",
+        **_follow_record_context(
+            topic,
+            feed_selectors.topic_is_followed_by(topic, request.user),
+            reverse("publications:topic-detail", args=[topic.pk]),
+            reverse("topic-follow", args=[topic.pk]),
+        ),
     }
     return render(request, "pages/topic.html", context, using="jinja2")
 
@@ -210,6 +288,12 @@ def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "institution": institution,
         "researchers": researchers,
         **works_page_context(request, listing, form=form, base_url=base_url),
+        **_follow_record_context(
+            institution,
+            feed_selectors.institution_is_followed_by(institution, request.user),
+            base_url,
+            reverse("institution-follow", args=[institution.pk]),
+        ),
     }
     if request.htmx and request.htmx.target == "works":
         return render(request, "pages/_works_list.html", context, using="jinja2")

@@ -65,6 +65,8 @@ class Topic(models.Model):
     description = models.TextField(blank=True)
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
     source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Kept exact by feed.services; a database default because the writer inserts topics itself.
+    followers_count = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["name"]
@@ -140,6 +142,11 @@ class Authorship(models.Model):
     is_corresponding = models.BooleanField(default=False)
     # Institution ids as listed on the byline; kept as an array so imports stay one COPY per batch.
     institution_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    # The work's arrival (Work.created_at), copied here so the feed reads a followed researcher's
+    # newest arrivals from one index without visiting works (feed.selectors). The writer COPYs
+    # it; any other insert leaves it empty and a trigger fills it from the work, and a trigger
+    # on works spreads a changed created_at (migration publications 0007).
+    work_created_at = models.DateTimeField(editable=False)
 
     class Meta:
         ordering = ["work", "position"]
@@ -148,6 +155,10 @@ class Authorship(models.Model):
         ]
         indexes = [
             models.Index(fields=["researcher", "work"], name="authorship_researcher_idx"),
+            # The feed: a researcher's works newest arrival first, read from the index alone.
+            models.Index(
+                fields=["researcher", "work_created_at", "work"], name="authorship_arrival_idx"
+            ),
             # Institution pages list the works whose byline names the institution.
             GinIndex(fields=["institution_ids"], name="authorship_institutions_gin"),
         ]
@@ -165,6 +176,8 @@ class WorkTopic(models.Model):
         Topic, on_delete=models.CASCADE, related_name="work_topics", db_index=False
     )
     score = models.FloatField(default=1.0)
+    # The work's arrival, as on Authorship (the feed of followed topics).
+    work_created_at = models.DateTimeField(editable=False)
 
     class Meta:
         ordering = ["work", "-score"]
@@ -175,7 +188,12 @@ class WorkTopic(models.Model):
                 fields=["work", "topic"], include=["score"], name="work_topic_unique"
             )
         ]
-        indexes = [models.Index(fields=["topic", "work"], name="work_topic_topic_idx")]
+        indexes = [
+            models.Index(fields=["topic", "work"], name="work_topic_topic_idx"),
+            models.Index(
+                fields=["topic", "work_created_at", "work"], name="work_topic_arrival_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.topic_id} on {self.work_id} ({self.score:.2f})"

@@ -27,6 +27,9 @@ class Institution(models.Model):
     source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Kept exact by feed.services (set-based UPDATEs beside the unique follow rows). A database
+    # default as well: the importer's writer inserts institutions with its own column list.
+    followers_count = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["name"]
@@ -148,6 +151,10 @@ class Follow(models.Model):
     )
     researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="follows")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Muted in the feed (feed.services.follow_mute_set) without unfollowing: still counted and
+    # listed, but its works no longer reach the user's feed. A database default, since
+    # follow_create inserts with its own column list.
+    muted = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         ordering = ["-created_at"]

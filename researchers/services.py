@@ -46,6 +46,12 @@ def follow_delete(*, user: User, researcher: Researcher) -> bool:
     return bool(deleted)
 
 
+def follow_mute_set(*, user: User, researcher: Researcher, muted: bool) -> bool:
+    """Mute (or unmute) a followed researcher in the user's feed; the follow and the count stay.
+    Returns False when the user does not follow them."""
+    return bool(Follow.objects.filter(user=user, researcher=researcher).update(muted=muted))
+
+
 def researcher_pages_invalidate(*, researcher_ids: Collection[int]) -> None:
     """Make the cached profile pages of these researchers stale (their works changed)."""
     page_cache.profile_pages_invalidate(researcher_ids=researcher_ids)

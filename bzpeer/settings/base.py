@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "graph",
     "claims",
     "collaboration",
+    "feed",
     "search",
     "pages",
     "imports",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 import orjson
 
@@ -75,7 +76,9 @@ _WORKS = UpsertTable(
         UniqueIdentifier(key, "{column} {value} already belongs to {holder}; imported without it")
         for key in ("doi", "arxiv_id")
     ],
-    returning=["id", "openalex_id"],
+    # created_at: the work's arrival, copied onto its authorships and topics for the feed; an
+    # update returns the row's first created_at, which the upsert never changes.
+    returning=["id", "openalex_id", "created_at"],
 )
 
 
@@ -194,8 +197,8 @@ def write_works(
     if not changed:
         return result
 
-    updated_ids = [work_id for work_id, _, is_new in changed if not is_new]
-    changed_openalex_ids = {openalex_id for _, openalex_id, _ in changed}
+    updated_ids = [work_id for work_id, _, _, is_new in changed if not is_new]
+    changed_openalex_ids = {openalex_id for _, openalex_id, _, _ in changed}
     if updated_ids:
         # An updated work gets its byline replaced, so removed authors lose it too.
         cursor.execute(
@@ -209,9 +212,12 @@ def write_works(
         unlinked = set()
 
     changed_records = [r for r in records if r.openalex_id in changed_openalex_ids]
-    work_ids = {openalex_id: work_id for work_id, openalex_id, _ in changed}
-    _write_authorships(cursor, changed_records, work_ids, researcher_ids, unlinked, result)
-    _write_work_topics(cursor, changed_records, work_ids)
+    work_ids = {openalex_id: work_id for work_id, openalex_id, _, _ in changed}
+    arrivals = {work_id: created_at for work_id, _, created_at, _ in changed}
+    _write_authorships(
+        cursor, changed_records, work_ids, arrivals, researcher_ids, unlinked, result
+    )
+    _write_work_topics(cursor, changed_records, work_ids, arrivals)
     return result
 
 
@@ -219,6 +225,7 @@ def _write_authorships(
     cursor: Cursor,
     records: Sequence[WorkRecord],
     work_ids: dict[str, int],
+    arrivals: dict[int, datetime],
     researcher_ids: dict[str, int],
     unlinked: set[int],
     result: WriteResult,
@@ -255,6 +262,7 @@ def _write_authorships(
                         for i in a.institutions
                         if i.openalex_id in institution_ids
                     ],
+                    arrivals[work_id],
                 )
             )
     result.unlinked_researcher_ids = unlinked
@@ -268,13 +276,17 @@ def _write_authorships(
             ("raw_name", "text"),
             ("is_corresponding", "bool"),
             ("institution_ids", "int8[]"),
+            ("work_created_at", "timestamptz"),
         ],
         authorship_rows,
     )
 
 
 def _write_work_topics(
-    cursor: Cursor, records: Sequence[WorkRecord], work_ids: dict[str, int]
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    work_ids: dict[str, int],
+    arrivals: dict[int, datetime],
 ) -> None:
     """COPY the topics of works that have none in the database (new, or just emptied)."""
     topic_ids = ids_by_key(
@@ -294,6 +306,14 @@ def _write_work_topics(
     copy_rows(
         cursor,
         "publications_worktopic",
-        [("work_id", "int8"), ("topic_id", "int8"), ("score", "float8")],
-        [(work_id, topic_id, score) for (work_id, topic_id), score in work_topic_scores.items()],
+        [
+            ("work_id", "int8"),
+            ("topic_id", "int8"),
+            ("score", "float8"),
+            ("work_created_at", "timestamptz"),
+        ],
+        [
+            (work_id, topic_id, score, arrivals[work_id])
+            for (work_id, topic_id), score in work_topic_scores.items()
+        ],
     )

@@ -1,0 +1,58 @@
+"""Users and helpers of the feed tests: alice follows, bob is another user, charlie a visitor."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from publications.models import Work
+from tests.factories import AuthorshipFactory, UserFactory, WorkFactory, WorkTopicFactory
+
+
+@pytest.fixture
+def alice(db):
+    return UserFactory(username="alice", email="alice@example.org")
+
+
+@pytest.fixture
+def bob(db):
+    return UserFactory(username="bob", email="bob@example.org")
+
+
+@pytest.fixture
+def alice_client(alice) -> Client:
+    client = Client()
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def bob_client(bob) -> Client:
+    client = Client()
+    client.force_login(bob)
+    return client
+
+
+def arrived(work: Work, at: datetime.datetime) -> Work:
+    """Pretend the work reached us at `at` (the trigger copies it to its authorships/topics)."""
+    Work.objects.filter(pk=work.pk).update(created_at=at)
+    work.refresh_from_db()
+    return work
+
+
+def minutes_ago(minutes: float) -> datetime.datetime:
+    return timezone.now() - datetime.timedelta(minutes=minutes)
+
+
+def work_by(*researchers, at: datetime.datetime | None = None, topics=(), **fields) -> Work:
+    work = WorkFactory(**fields)
+    for position, researcher in enumerate(researchers, start=1):
+        AuthorshipFactory(work=work, researcher=researcher, position=position)
+    for topic in topics:
+        WorkTopicFactory(work=work, topic=topic)
+    if at is not None:
+        arrived(work, at)
+    return work

@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("graph.api_urls")),
     path("", include("notifications.api_urls")),
     path("", include("claims.api_urls")),
+    path("", include("collaboration.api_urls")),
     path("", include("feed.api_urls")),
     # Last: anything above did not match.
     re_path(r"^(?P<unmatched_path>.*/)$", api_not_found),

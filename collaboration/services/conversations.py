@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
-from django.db.models import Case, F, When
+from django.db.models import Case, DateTimeField, F, PositiveIntegerField, Value, When
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
@@ -79,9 +79,15 @@ def message_send(*, author: User, conversation_id: int, body: str) -> Message:
     # unread message (and, if it had read everything, the time its unread stretch began).
     ConversationParticipant.objects.filter(conversation_id=conversation_id).update(
         last_message_at=now,
-        unread_count=Case(When(pk=other.pk, then=F("unread_count") + 1), default=F("unread_count")),
+        unread_count=Case(
+            When(pk=other.pk, then=F("unread_count") + 1),
+            default=F("unread_count"),
+            output_field=PositiveIntegerField(),
+        ),
         unread_since=Case(
-            When(pk=other.pk, then=Coalesce(F("unread_since"), now)), default=F("unread_since")
+            When(pk=other.pk, then=Coalesce(F("unread_since"), Value(now))),
+            default=F("unread_since"),
+            output_field=DateTimeField(),
         ),
     )
     logger.info("message %s sent in conversation %s", message.pk, conversation_id)

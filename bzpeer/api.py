@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from django import forms
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 from django_filters import rest_framework as filters
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -56,6 +57,21 @@ class ApiPagination(PageNumberPagination):
             )
         return int(raw_page_size)
 
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        """DRF's two parameters with their bounds, so a client (and a schema-driven test) knows
+        which values are answered with a page and which with an error."""
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_query_param:
+                parameter["description"] = (
+                    "A page number from 1. A page past the last one, or a value that is not a "
+                    "whole number from 1, is a 404 (`Invalid page.`)."
+                )
+                parameter["schema"]["minimum"] = 1
+            elif parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update(minimum=1, maximum=self.max_page_size)
+        return parameters
+
 
 class OpenAlexIdField(forms.CharField):
     """An OpenAlex id such as A5023888391, bare or as its https://openalex.org/ URL."""
@@ -97,6 +113,13 @@ class OrcidFilter(filters.CharFilter):
     field_class = OrcidField
 
 
+class ErrorSerializer(serializers.Serializer):
+    """Only for the schema: the body of every error answer but a validation 400 (see
+    bzpeer.api_schema, which documents it on each operation)."""
+
+    detail = serializers.CharField()
+
+
 class MergedRecordSerializer(serializers.Serializer):
     """Only for the schema: the body of the 302 a merged slug answers."""
 
@@ -127,8 +150,11 @@ def redirect_to_survivor(
     return Response(body, status=status.HTTP_302_FOUND, headers={"Location": location})
 
 
+@csrf_exempt
 def api_not_found(request: HttpRequest, unmatched_path: str) -> JsonResponse:
     """JSON 404 for API URLs no route matches (works/abc/, a malformed slug), so clients never
     have to parse the HTML error page. Only paths ending in a slash land here, so APPEND_SLASH
-    still redirects works to works/."""
+    still redirects works to works/. Exempt from the CSRF check, as DRF's views are for an
+    anonymous client: it changes nothing, and a POST to claims/abc/withdraw/ would otherwise
+    answer the HTML 403 of a missing CSRF cookie instead of this 404."""
     return JsonResponse({"detail": "Not found."}, status=404)

@@ -19,7 +19,9 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler, set_rollback
 
 
@@ -66,13 +68,20 @@ class RateLimited(ServiceError):
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's exception handler with ServiceError answered as {"detail": message}, its status
-    and, for a temporary refusal, a Retry-After header. Anything else is DRF's default."""
+    and, for a temporary refusal, a Retry-After header. Anything else is DRF's default, a
+    validation error always as an object."""
     if isinstance(exc, ServiceError):
         headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
         # As DRF does for its own errors: an error answer never commits a request transaction.
         set_rollback()
         return Response({"detail": exc.message}, status=exc.status_code, headers=headers)
-    return exception_handler(exc, context)
+    response = exception_handler(exc, context)
+    if isinstance(exc, ValidationError) and response is not None and isinstance(exc.detail, list):
+        # ValidationError("message") would answer a bare list; the schema documents one object
+        # for every 400 (bzpeer.api_schema), so the whole-input errors go where a serializer
+        # puts its own.
+        response.data = {api_settings.NON_FIELD_ERRORS_KEY: response.data}
+    return response
 
 
 @dataclass

@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bzpeer.api import ApiPagination
+from bzpeer.api import ApiPagination, ErrorSerializer
 from researchers.models import Researcher
 
 from . import selectors, services
@@ -72,10 +72,6 @@ class ClaimInputSerializer(serializers.Serializer):
     )
 
 
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 class ClaimListCreateView(ListAPIView):
     """GET: your own claims, newest first. POST: open a claim on a record."""
 
@@ -90,7 +86,9 @@ class ClaimListCreateView(ListAPIView):
         request=ClaimInputSerializer,
         responses={
             201: ClaimOutputSerializer,
-            400: ErrorSerializer,
+            # 400 (the shared ValidationError body: per field, or `detail` for a refusal), 403,
+            # 415 and 429 of the throttle come from bzpeer.api_schema.
+            404: OpenApiResponse(ErrorSerializer, description="No researcher has this slug."),
             409: OpenApiResponse(ErrorSerializer, description="The record is already claimed."),
             429: OpenApiResponse(ErrorSerializer, description="Too many claims; retry later."),
         },
@@ -124,7 +122,13 @@ class ClaimWithdrawView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: ClaimOutputSerializer, 400: ErrorSerializer})
+    @extend_schema(
+        request=None,
+        responses={
+            200: ClaimOutputSerializer,
+            400: OpenApiResponse(ErrorSerializer, description="The claim cannot be withdrawn."),
+        },
+    )
     def post(self, request: Request, pk: int) -> Response:
         claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
         services.claim_withdraw(claim=claim, user=request.user)

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bzpeer.api import redirect_to_survivor
+from bzpeer.api import MERGED_REDIRECT_DESCRIPTION, MergedRecordSerializer, redirect_to_survivor
 from researchers.api import researcher_or_404
 from researchers.models import Researcher
 from researchers.selectors import researchers_public
@@ -58,7 +58,11 @@ def _public_by_slug(slug: str) -> Researcher:
         "affiliated) and a weight. Every kind is capped (see `caps`). Cached, and renewed when "
         "the researcher's works or coauthor edges change."
     ),
-    responses={200: OpenApiTypes.OBJECT, 404: OpenApiResponse(description="No such slug.")},
+    responses={
+        200: OpenApiTypes.OBJECT,
+        302: OpenApiResponse(MergedRecordSerializer, description=MERGED_REDIRECT_DESCRIPTION),
+        404: OpenApiResponse(description="No such slug."),
+    },
 )
 class ResearcherGraphView(APIView):
     def get(self, request: Request, slug: str) -> Response:
@@ -81,7 +85,10 @@ class ResearcherGraphView(APIView):
         "with a `reason`, when there is none."
     ),
     parameters=[PathInputSerializer],
-    responses={200: OpenApiTypes.OBJECT},
+    responses={
+        200: OpenApiTypes.OBJECT,
+        404: OpenApiResponse(description="No researcher has the source or the target slug."),
+    },
 )
 class CollaborationPathView(APIView):
     def get(self, request: Request) -> Response:

@@ -241,7 +241,8 @@ STORAGES = {
 }
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with the error answers and blank enums it leaves out (bzpeer.api_schema).
+    "DEFAULT_SCHEMA_CLASS": "bzpeer.api_schema.ApiAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

@@ -39,4 +39,5 @@ urlpatterns = [
     path("", include("feed.urls")),
     path("", include("notifications.urls")),
     path("", include("claims.urls")),
+    path("", include("collaboration.urls")),
 ]

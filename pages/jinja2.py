@@ -9,7 +9,8 @@ languages and tests/bzpeer/test_page_shell.py checks that the two shells stay th
 
 Everything Django's templates offered these pages is here under the same name: url() and
 static(), the scholarly filters (imported text is escaped before any markup is added), the
-claims app's trust band and identity panel, and htmx_script().
+claims app's trust band and identity panel, collaboration's panel and inbox badge
+(collaboration.jinja), and htmx_script().
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from django_htmx.jinja import htmx_script
 from jinja2 import Environment
 
 from claims.templatetags.claims_tags import claim_panel_for, trust_band
+from collaboration.jinja import JINJA_GLOBALS as COLLABORATION_GLOBALS
 from publications.templatetags.scholarly import (
     citations_chart,
     jsonld,
@@ -50,6 +52,8 @@ def environment(**options: Any) -> Environment:
         claim_panel_for=claim_panel_for,
         citations_chart=citations_chart,
     )
+    # The profile's "Direct collaboration" panel and the header's inbox badge.
+    env.globals.update(COLLABORATION_GLOBALS)
     env.filters.update(
         latex=latex,
         jsonld=jsonld,

@@ -1,0 +1,346 @@
+"""Pages of direct collaboration: the invitation sent from a profile, the inbox, a
+conversation, blocks, reports, the collaboration settings and the account deletion.
+
+Each view gathers input, calls a service or a selector and renders. Every state change is a
+POST (CSRF-checked by the middleware) by a signed-in user; every object comes through the
+services and selectors, which answer someone else's invitation, conversation or message with
+Http404. A refusal (bzpeer.errors.ServiceError) becomes an error message through
+service_error_as_message; a button then redirects back as it would on success, and an htmx
+request gets the message as a fragment in place of the form.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from bzpeer.errors import service_error_as_message
+from researchers.models import Researcher
+from researchers.selectors import researchers_public
+
+from . import selectors, services
+from .forms import (
+    AccountDeleteForm,
+    CollaborationSettingsForm,
+    InvitationForm,
+    MessageForm,
+    ReportForm,
+)
+from .markup import inbox_badge
+
+CONVERSATIONS_PER_PAGE = 30
+HTMX_STOP_POLLING = 286
+
+
+def _researcher_or_404(slug: str) -> Researcher:
+    researcher = researchers_public().filter(slug=slug).first()
+    if researcher is None:
+        raise Http404("No such researcher.")
+    return researcher
+
+
+def _back(request: HttpRequest, default: str) -> HttpResponse:
+    """Back to the page the button was on (a `next` field of this site), else `default`."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect(default)
+
+
+def _profile_url(researcher: Researcher) -> str:
+    return reverse("researcher-profile", args=[researcher.slug])
+
+
+def _page_number(request: HttpRequest) -> int:
+    try:
+        return max(1, min(int(request.GET.get("page", "1")), 10_000))
+    except ValueError:
+        return 1
+
+
+# --- the invitation, from a profile -----------------------------------------------------------
+
+
+@login_required
+@require_POST
+def invite(request: HttpRequest, slug: str) -> HttpResponse:
+    researcher = _researcher_or_404(slug)
+    panel = selectors.collaboration_panel_for(researcher, request.user)
+    form = InvitationForm(
+        request.POST, anchor_works=panel.anchor_works, anchor_topics=panel.anchor_topics
+    )
+    if form.is_valid():
+        with service_error_as_message(request):
+            services.invitation_send(
+                sender=request.user,
+                recipient_researcher=researcher,
+                kind=form.cleaned_data["kind"],
+                purpose=form.cleaned_data["purpose"],
+                work_ids=form.cleaned_data["works"],
+                topic_ids=form.cleaned_data["topics"],
+            )
+            messages.success(
+                request,
+                f"Your invitation is sent to {researcher.display_name}. You will be told when "
+                "they answer.",
+            )
+    else:
+        errors = "; ".join(
+            f"{form.fields[name].label}: {' '.join(errs)}" if name != "__all__" else " ".join(errs)
+            for name, errs in form.errors.items()
+        )
+        messages.error(request, f"The invitation was not sent. {errors}")
+    if request.htmx:
+        # The panel is swapped for its new state with the message on top (sent: the pending
+        # invitation and its withdraw button; refused: the form again).
+        # Answered 200 whatever happened: htmx swaps no 4xx answer, and the message says it.
+        context = {
+            "researcher": researcher,
+            "collab_panel": selectors.collaboration_panel_for(researcher, request.user),
+            "fragment": True,
+        }
+        return render(
+            request, "collaboration/_profile_collaboration_panel.html", context, using="jinja2"
+        )
+    return redirect(_profile_url(researcher))
+
+
+# --- invitations -------------------------------------------------------------------------------
+
+
+@login_required
+@require_safe
+def invitation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    invitation = selectors.invitation_for(request.user, pk)
+    return render(
+        request,
+        "collaboration/invitation_detail.html",
+        {"invitation": invitation, "report_form": ReportForm()},
+    )
+
+
+@login_required
+@require_POST
+def invitation_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    with service_error_as_message(request):
+        conversation = services.invitation_accept(user=request.user, invitation_id=pk)
+        messages.success(request, "Invitation accepted: the conversation is open.")
+        return redirect("collaboration:conversation", pk=conversation.pk)
+    return _back(request, reverse("collaboration:inbox"))
+
+
+@login_required
+@require_POST
+def invitation_decline(request: HttpRequest, pk: int) -> HttpResponse:
+    with service_error_as_message(request):
+        services.invitation_decline(user=request.user, invitation_id=pk)
+        messages.success(request, "Invitation declined.")
+    return _back(request, reverse("collaboration:inbox"))
+
+
+@login_required
+@require_POST
+def invitation_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    with service_error_as_message(request):
+        services.invitation_withdraw(user=request.user, invitation_id=pk)
+        messages.success(request, "Invitation withdrawn.")
+    return _back(request, reverse("collaboration:inbox"))
+
+
+@login_required
+@require_POST
+def invitation_report(request: HttpRequest, pk: int) -> HttpResponse:
+    # The lookup first: someone else's invitation is a 404 even with an empty reason.
+    selectors.invitation_for(request.user, pk)
+    form = ReportForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say in a few words what is wrong with it.")
+    else:
+        with service_error_as_message(request):
+            services.report_create(
+                reporter=request.user, reason=form.cleaned_data["reason"], invitation_id=pk
+            )
+            messages.success(request, "Thank you. A moderator will review your report.")
+    return _back(request, reverse("collaboration:inbox"))
+
+
+# --- the inbox and its badge -------------------------------------------------------------------
+
+
+@login_required
+@require_safe
+def inbox(request: HttpRequest) -> HttpResponse:
+    page = _page_number(request)
+    box = selectors.inbox_for(request.user, page=page, per_page=CONVERSATIONS_PER_PAGE)
+    return render(request, "collaboration/inbox.html", {"inbox": box, "page": page})
+
+
+@require_safe
+def badge(request: HttpRequest) -> HttpResponse:
+    """The header badge alone, polled by htmx about once a minute while the tab is visible.
+
+    Signed out meanwhile (in another tab, or the session expired): a poll answers 286, htmx's
+    "stop polling", with nothing to swap in; a redirect to the login page would be followed
+    and the login page swapped into the header. Anything but a poll goes to log in."""
+    if not request.user.is_authenticated:
+        if request.htmx:
+            return HttpResponse("", status=HTMX_STOP_POLLING)
+        return redirect_to_login(request.get_full_path())
+    response = HttpResponse(inbox_badge(request.user))
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+# --- a conversation ----------------------------------------------------------------------------
+
+
+def _conversation_page(
+    request: HttpRequest, pk: int, *, form: MessageForm | None = None, status: int = 200
+) -> HttpResponse:
+    thread = selectors.conversation_for(request.user, pk)
+    context = {"thread": thread, "form": form or MessageForm(), "report_form": ReportForm()}
+    return render(request, "collaboration/conversation.html", context, status=status)
+
+
+@login_required
+@require_safe
+def conversation(request: HttpRequest, pk: int) -> HttpResponse:
+    response = _conversation_page(request, pk)
+    # Read once shown (the selector has answered 404 for anyone but the two).
+    services.conversation_mark_read(user=request.user, conversation_id=pk)
+    return response
+
+
+@login_required
+@require_POST
+def message_send(request: HttpRequest, pk: int) -> HttpResponse:
+    form = MessageForm(request.POST)
+    if not form.is_valid():
+        selectors.conversation_for(request.user, pk)  # 404 before any form error
+        return _conversation_page(request, pk, form=form, status=400)
+    with service_error_as_message(request):
+        message = services.message_send(
+            author=request.user, conversation_id=pk, body=form.cleaned_data["body"]
+        )
+        return redirect(reverse("collaboration:conversation", args=[pk]) + f"#m{message.pk}")
+    # Refused (blocked either way: "unavailable"; suspended): back to the conversation, where
+    # the message says why. Someone else's conversation was a 404 in the service already.
+    return redirect("collaboration:conversation", pk=pk)
+
+
+@login_required
+@require_POST
+def message_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    message = selectors.message_for(request.user, pk)
+    with service_error_as_message(request):
+        services.message_delete(user=request.user, message_id=pk)
+        messages.success(request, "Message deleted.")
+    return redirect("collaboration:conversation", pk=message.conversation_id)
+
+
+@login_required
+@require_POST
+def message_report(request: HttpRequest, pk: int) -> HttpResponse:
+    message = selectors.message_for(request.user, pk)
+    form = ReportForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say in a few words what is wrong with it.")
+    else:
+        with service_error_as_message(request):
+            services.report_create(
+                reporter=request.user, reason=form.cleaned_data["reason"], message_id=pk
+            )
+            messages.success(request, "Thank you. A moderator will review your report.")
+    return redirect("collaboration:conversation", pk=message.conversation_id)
+
+
+@login_required
+@require_POST
+def conversation_mute(request: HttpRequest, pk: int) -> HttpResponse:
+    muted = request.POST.get("muted") != "0"
+    services.conversation_mute(user=request.user, conversation_id=pk, muted=muted)
+    messages.success(request, "Conversation muted." if muted else "Conversation unmuted.")
+    return _back(request, reverse("collaboration:conversation", args=[pk]))
+
+
+# --- blocks ------------------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def block(request: HttpRequest, slug: str) -> HttpResponse:
+    researcher = _researcher_or_404(slug)
+    with service_error_as_message(request):
+        services.block_create(blocker=request.user, researcher=researcher)
+        messages.success(
+            request,
+            f"You blocked {researcher.display_name}: no invitations, messages or notifications "
+            "either way. They are not told.",
+        )
+    return _back(request, _profile_url(researcher))
+
+
+@login_required
+@require_POST
+def unblock(request: HttpRequest, slug: str) -> HttpResponse:
+    researcher = _researcher_or_404(slug)
+    with service_error_as_message(request):
+        services.block_delete(blocker=request.user, researcher=researcher)
+        messages.success(request, f"You unblocked {researcher.display_name}.")
+    return _back(request, _profile_url(researcher))
+
+
+# --- account: settings and deletion ------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def collaboration_settings(request: HttpRequest) -> HttpResponse:
+    current = selectors.collaboration_settings_for(request.user)
+    form = CollaborationSettingsForm(
+        request.POST if request.method == "POST" else None,
+        initial={"who_may_invite": current.who_may_invite},
+    )
+    if request.method == "POST" and form.is_valid():
+        with service_error_as_message(request):
+            services.collaboration_settings_update(
+                user=request.user, who_may_invite=form.cleaned_data["who_may_invite"]
+            )
+            messages.success(request, "Your collaboration settings are saved.")
+        return redirect("collaboration:settings")
+    return render(
+        request,
+        "collaboration/settings.html",
+        {"form": form, "current": current},
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def account_delete(request: HttpRequest) -> HttpResponse:
+    form = AccountDeleteForm(
+        request.POST if request.method == "POST" else None, account_email=request.user.email
+    )
+    if request.method == "POST" and form.is_valid():
+        with service_error_as_message(request):
+            services.account_delete(user=request.user)
+            logout(request)
+            messages.success(request, "Your account is deleted. Thank you for having been here.")
+            return redirect("home")
+        return redirect("collaboration:account-delete")
+    return render(
+        request,
+        "collaboration/account_delete.html",
+        {"form": form},
+        status=400 if request.method == "POST" else 200,
+    )

@@ -14,12 +14,18 @@ show as "Deleted researcher"; the other side keeps what it wrote.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Greatest, Least, Length
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 from django.utils import timezone
+
+if TYPE_CHECKING:  # the helpers' return types; the fields name their models by string
+    from bzpeer.users.models import User
+    from researchers.models import Researcher
 
 PURPOSE_MIN_LENGTH = 50
 PURPOSE_MAX_LENGTH = 1_000
@@ -48,7 +54,7 @@ class WhoMayInvite(models.TextChoices):
     NOBODY = "nobody", "Nobody"
 
 
-def _user_fk(related_name: str) -> models.ForeignKey:
+def _user_fk(related_name: str) -> models.ForeignKey[User | None, User | None]:
     # SET_NULL: deleting an account must not delete the other side's conversation.
     return models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -59,7 +65,7 @@ def _user_fk(related_name: str) -> models.ForeignKey:
     )
 
 
-def _researcher_fk() -> models.ForeignKey:
+def _researcher_fk() -> models.ForeignKey[Researcher | None, Researcher | None]:
     return models.ForeignKey(
         "researchers.Researcher",
         null=True,

@@ -60,6 +60,8 @@ def blocked_between(user_id: int | None, other_id: int | None) -> bool:
 
 
 def messaging_suspended(user_id: int | None) -> bool:
+    if user_id is None:
+        return False
     return CollaborationSettings.objects.filter(
         user_id=user_id, messaging_suspended_at__isnull=False
     ).exists()

@@ -88,11 +88,11 @@ def conversations_for(
     messages = {
         message.pk: message
         for message in Message.objects.filter(
-            pk__in=[row.last_message_id for row in rows if row.last_message_id]  # type: ignore[attr-defined]
+            pk__in=[row.last_message_id for row in rows if row.last_message_id]
         )
     }
     other_user_ids = [other.user_id for other in others.values() if other.user_id is not None]
-    blocked = set()
+    blocked: set[int] = set()
     for blocker_id, blocked_id in Block.objects.filter(
         Q(blocker=user, blocked_id__in=other_user_ids)
         | Q(blocked=user, blocker_id__in=other_user_ids)
@@ -101,17 +101,19 @@ def conversations_for(
     summaries = []
     for row in rows:
         other = others.get(row.conversation_id)
-        gone = other is None or other.user_id is None or other.researcher is None
+        other_user_id = other.user_id if other is not None else None
+        record = other.researcher if other is not None else None
+        gone = other_user_id is None or record is None
         summaries.append(
             ConversationSummary(
                 id=row.conversation_id,
-                other_name=DELETED_NAME if gone else other.researcher.display_name,  # type: ignore[union-attr]
-                other_slug=None if gone else other.researcher.slug,  # type: ignore[union-attr]
+                other_name=DELETED_NAME if record is None or gone else record.display_name,
+                other_slug=None if record is None or gone else record.slug,
                 last_message_at=row.last_message_at,
-                last_message_preview=_preview(messages.get(row.last_message_id)),  # type: ignore[attr-defined]
+                last_message_preview=_preview(messages.get(row.last_message_id)),
                 unread_count=row.unread_count,
                 muted=row.muted,
-                other_unavailable=gone or other.user_id in blocked,  # type: ignore[union-attr]
+                other_unavailable=gone or other_user_id in blocked,
             )
         )
     return summaries, has_next

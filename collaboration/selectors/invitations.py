@@ -70,6 +70,8 @@ def _summaries(
         other_user_id = invitation.sender_id if received else invitation.recipient_id
         other_record = invitation.sender_researcher if received else invitation.recipient_researcher
         gone = other_user_id is None or other_record is None
+        other_name = DELETED_NAME if other_record is None or gone else other_record.display_name
+        other_slug = None if other_record is None or gone else other_record.slug
         status = effective_status(invitation, now=now)
         summaries.append(
             InvitationSummary(
@@ -83,8 +85,8 @@ def _summaries(
                 expires_at=invitation.expires_at,
                 responded_at=invitation.responded_at,
                 is_received=received,
-                other_name=DELETED_NAME if gone else other_record.display_name,  # type: ignore[union-attr]
-                other_slug=None if gone else other_record.slug,  # type: ignore[union-attr]
+                other_name=other_name,
+                other_slug=other_slug,
                 conversation_id=invitation.conversation_id,
                 anchor_works=[(work.pk, work.title) for work in invitation.anchor_works.all()],
                 anchor_topics=[(topic.pk, topic.name) for topic in invitation.anchor_topics.all()],

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Callable
+from functools import partial
 
 from django.db import connection, transaction
 from django.template.loader import render_to_string
@@ -98,11 +99,15 @@ def message_emails_send_due(
                 {**params, "now": now, "ids": wanted},
             )
             claimed = [row[0] for row in cursor.fetchall()]
-        deliver = send or (lambda participant_id: message_email_send(participant_id=participant_id))
+        deliver: Callable[[int], object] = send or _send_now
         for participant_id in claimed:
-            transaction.on_commit(lambda participant_id=participant_id: deliver(participant_id))
+            transaction.on_commit(partial(deliver, participant_id))
     logger.info("message emails due: %s claimed of %s candidates", len(claimed), len(candidates))
     return len(claimed)
+
+
+def _send_now(participant_id: int) -> bool:
+    return message_email_send(participant_id=participant_id)
 
 
 def _wants_immediately(user_id: int) -> bool:
@@ -118,7 +123,8 @@ def message_email_send(*, participant_id: int) -> bool:
     participant = (
         ConversationParticipant.objects.select_related("user").filter(pk=participant_id).first()
     )
-    if participant is None or participant.user is None:
+    user = participant.user if participant is not None else None
+    if participant is None or user is None:
         return False
     if participant.muted or participant.unread_count == 0:
         return False
@@ -130,19 +136,16 @@ def message_email_send(*, participant_id: int) -> bool:
     )
     if other is not None and blocked_between(participant.user_id, other.user_id):
         return False
-    other_name = (
-        other.researcher.display_name
-        if other is not None and other.user_id is not None and other.researcher is not None
-        else DELETED_NAME
-    )
+    record = other.researcher if other is not None and other.user_id is not None else None
+    other_name = record.display_name if record is not None else DELETED_NAME
     context = {
-        "user": participant.user,
+        "user": user,
         "other_name": other_name,
         "unread_count": participant.unread_count,
         "conversation_url": absolute_url(conversation_path(participant.conversation_id)),
     }
     return optional_email_send(
-        user=participant.user,
+        user=user,
         category=NotificationCategory.MESSAGES,
         subject=render_to_string("collaboration/email/unread_messages_subject.txt", context),
         text_body=render_to_string("collaboration/email/unread_messages.txt", context),

@@ -68,6 +68,7 @@ def report_create(
         reported_user_id = message.author_id
         item = "message"
     else:
+        assert invitation_id is not None
         invitation = Invitation.objects.filter(
             Q(sender=reporter) | Q(recipient=reporter), pk=invitation_id
         ).first()

@@ -7,15 +7,18 @@ does not grow with them. How it stays fast with thousands of follows:
 - Arrival is Work.created_at, set by the writer on insert and never changed (an old paper
   imported today is new), copied onto each authorship and work topic (publications migration
   0007) and indexed as (researcher_id, work_created_at, work_id) and (topic_id, ...).
-- Per followed researcher (and topic), a LATERAL index scan reads at most a page of its newest
-  arrivals below the cursor, from the index alone: the global first page is among them, since
-  a work among the newest N of the union is among the newest N of every record it belongs to.
-  With F follows that is at most F x (N+1) index entries, never a scan of works or authorships;
-  the yardstick, a JOIN ... DISTINCT of follows and authorships, reads every authorship of
-  every followed researcher and sorts them all.
-- The union is deduplicated (a work two followed coauthors wrote is one item) and cut to the
-  page; only then are the page's works read, with their bylines, topics and the "because" of
-  each (which of the user's unmuted follows it matches).
+- Step 1: per followed researcher (and topic) one index probe, LIMIT 1, gives its newest
+  arrival below the cursor (F probes for F follows, from the index alone).
+- Step 2: the page-th newest of those distinct works is a floor: at least a page of works lies
+  at or above it, so no work below it can be on the page.
+- Step 3: only the records whose newest arrival reaches the floor (about a page of them) read
+  their works between the floor and the cursor, at most a page each; the union is deduplicated
+  (a work two followed coauthors wrote is one item) and cut to the page. Only then are the
+  page's works read, with their bylines, topics and the "because" of each (one probe of the
+  follow's unique (user, record) index per author and topic).
+  So a page reads F index entries and a few hundred more, never a scan of works or
+  authorships; the yardstick, a JOIN ... DISTINCT of follows and authorships, reads every
+  authorship of every followed researcher and sorts them all.
 
 Institutions do not feed the page: a byline names its institutions in an array (GIN-indexed),
 which cannot hand out an institution's works newest first, so a large institution would cost
@@ -29,6 +32,7 @@ an item, and nothing is counted.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -128,21 +132,57 @@ watermark AS MATERIALIZED (
 
 _PAGE_SQL = f"""
 WITH {_FOLLOWED},
-candidates AS (
-    SELECT c.work_created_at, c.work_id FROM followed_researchers f CROSS JOIN LATERAL (
-        -- DISTINCT: one researcher can hold two places on a byline.
-        SELECT DISTINCT a.work_created_at, a.work_id FROM publications_authorship a
+-- Step 1: each followed record's newest arrival below the cursor (one index probe each).
+newest AS MATERIALIZED (
+    SELECT 'r' AS kind, f.id, m.work_created_at, m.work_id
+    FROM followed_researchers f CROSS JOIN LATERAL (
+        SELECT a.work_created_at, a.work_id FROM publications_authorship a
         WHERE a.researcher_id = f.id
           AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s)
-        ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT %(limit)s
-    ) c
+        ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT 1
+    ) m
     UNION ALL
-    SELECT c.work_created_at, c.work_id FROM followed_topics f CROSS JOIN LATERAL (
+    SELECT 't', f.id, m.work_created_at, m.work_id
+    FROM followed_topics f CROSS JOIN LATERAL (
         SELECT wt.work_created_at, wt.work_id FROM publications_worktopic wt
         WHERE wt.topic_id = f.id
           AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s)
+        ORDER BY wt.work_created_at DESC, wt.work_id DESC LIMIT 1
+    ) m
+),
+-- Step 2: the page-th newest of those distinct works is a floor: the page holds that many works
+-- at or above it, so nothing below it can be on the page. Fewer than a page: no floor.
+floor_row AS MATERIALIZED (
+    SELECT work_created_at, work_id FROM (SELECT DISTINCT work_created_at, work_id FROM newest) d
+    ORDER BY work_created_at DESC, work_id DESC OFFSET %(limit)s - 1 LIMIT 1
+),
+bound AS MATERIALIZED (
+    SELECT coalesce((SELECT work_created_at FROM floor_row), '-infinity') AS at,
+           coalesce((SELECT work_id FROM floor_row), 0) AS id
+),
+-- Step 3: only the records whose newest arrival reaches the floor can have works on the page;
+-- each reads its works between the floor and the cursor, at most a page.
+candidates AS (
+    SELECT c.work_created_at, c.work_id
+    FROM newest n CROSS JOIN bound b CROSS JOIN LATERAL (
+        -- DISTINCT: one researcher can hold two places on a byline.
+        SELECT DISTINCT a.work_created_at, a.work_id FROM publications_authorship a
+        WHERE a.researcher_id = n.id
+          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s)
+          AND (a.work_created_at, a.work_id) >= (b.at, b.id)
+        ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT %(limit)s
+    ) c
+    WHERE n.kind = 'r' AND (n.work_created_at, n.work_id) >= (b.at, b.id)
+    UNION ALL
+    SELECT c.work_created_at, c.work_id
+    FROM newest n CROSS JOIN bound b CROSS JOIN LATERAL (
+        SELECT wt.work_created_at, wt.work_id FROM publications_worktopic wt
+        WHERE wt.topic_id = n.id
+          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s)
+          AND (wt.work_created_at, wt.work_id) >= (b.at, b.id)
         ORDER BY wt.work_created_at DESC, wt.work_id DESC LIMIT %(limit)s
     ) c
+    WHERE n.kind = 't' AND (n.work_created_at, n.work_id) >= (b.at, b.id)
 ),
 page AS MATERIALIZED (
     SELECT DISTINCT work_created_at, work_id FROM candidates
@@ -160,16 +200,24 @@ SELECT p.work_created_at, w.id, w.title, w.type, w.publication_year, w.publicati
                    ORDER BY wt.score DESC, t.name), '[]')
         FROM publications_worktopic wt JOIN publications_topic t ON t.id = wt.topic_id
         WHERE wt.work_id = w.id),
+       -- Why: the byline's and the topics' unmuted follows, one probe of the follow's unique
+       -- (user, record) index each (not a hash of all the user's follows per row).
        (SELECT coalesce(json_agg(json_build_object('slug', r.slug, 'name', r.display_name)
                    ORDER BY r.display_name, r.id), '[]')
         FROM researchers_researcher r
-        WHERE r.id IN (SELECT a.researcher_id FROM publications_authorship a WHERE a.work_id = w.id)
-          AND r.id IN (SELECT id FROM followed_researchers)),
+        WHERE r.id IN (SELECT a.researcher_id FROM publications_authorship a
+                       WHERE a.work_id = w.id AND EXISTS (
+                           SELECT 1 FROM researchers_follow f
+                           WHERE f.user_id = %(user_id)s AND f.researcher_id = a.researcher_id
+                             AND NOT f.muted))),
        (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name)
                    ORDER BY t.name, t.id), '[]')
         FROM publications_topic t
-        WHERE t.id IN (SELECT wt.topic_id FROM publications_worktopic wt WHERE wt.work_id = w.id)
-          AND t.id IN (SELECT id FROM followed_topics)),
+        WHERE t.id IN (SELECT wt.topic_id FROM publications_worktopic wt
+                       WHERE wt.work_id = w.id AND EXISTS (
+                           SELECT 1 FROM feed_topicfollow f
+                           WHERE f.user_id = %(user_id)s AND f.topic_id = wt.topic_id
+                             AND NOT f.muted))),
        (SELECT read_through FROM watermark)
 FROM page p
 JOIN publications_work w ON w.id = p.work_id
@@ -178,25 +226,45 @@ ORDER BY p.work_created_at DESC, p.work_id DESC
 """
 
 _NEW_COUNT_SQL = f"""
-WITH {_FOLLOWED}
-SELECT count(*) FROM (
-    SELECT DISTINCT work_id FROM (
-        SELECT c.work_id FROM followed_researchers f CROSS JOIN LATERAL (
-            SELECT a.work_id FROM publications_authorship a
-            WHERE a.researcher_id = f.id
-              AND a.work_created_at > (SELECT read_through FROM watermark)
-            LIMIT %(cap)s
-        ) c
-        UNION ALL
-        SELECT c.work_id FROM followed_topics f CROSS JOIN LATERAL (
-            SELECT wt.work_id FROM publications_worktopic wt
-            WHERE wt.topic_id = f.id
-              AND wt.work_created_at > (SELECT read_through FROM watermark)
-            LIMIT %(cap)s
-        ) c
-    ) matched
-    LIMIT %(cap)s
-) capped
+WITH {_FOLLOWED},
+-- Each followed record's newest arrival after the watermark, if it has one.
+newest AS MATERIALIZED (
+    SELECT 'r' AS kind, f.id, m.work_id
+    FROM followed_researchers f CROSS JOIN watermark wm CROSS JOIN LATERAL (
+        SELECT a.work_id FROM publications_authorship a
+        WHERE a.researcher_id = f.id AND a.work_created_at > wm.read_through
+        ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT 1
+    ) m
+    UNION ALL
+    SELECT 't', f.id, m.work_id
+    FROM followed_topics f CROSS JOIN watermark wm CROSS JOIN LATERAL (
+        SELECT wt.work_id FROM publications_worktopic wt
+        WHERE wt.topic_id = f.id AND wt.work_created_at > wm.read_through
+        ORDER BY wt.work_created_at DESC, wt.work_id DESC LIMIT 1
+    ) m
+)
+SELECT CASE
+    -- As many distinct newest works as the cap: enough said, nothing more is read.
+    WHEN (SELECT count(*) FROM (SELECT DISTINCT work_id FROM newest LIMIT %(cap)s) d) >= %(cap)s
+    THEN %(cap)s
+    -- Otherwise only the records with something new are read, each up to the cap.
+    ELSE (SELECT count(*) FROM (
+        SELECT DISTINCT work_id FROM (
+            SELECT c.work_id FROM newest n CROSS JOIN watermark wm CROSS JOIN LATERAL (
+                SELECT a.work_id FROM publications_authorship a
+                WHERE a.researcher_id = n.id AND a.work_created_at > wm.read_through
+                LIMIT %(cap)s
+            ) c WHERE n.kind = 'r'
+            UNION ALL
+            SELECT c.work_id FROM newest n CROSS JOIN watermark wm CROSS JOIN LATERAL (
+                SELECT wt.work_id FROM publications_worktopic wt
+                WHERE wt.topic_id = n.id AND wt.work_created_at > wm.read_through
+                LIMIT %(cap)s
+            ) c WHERE n.kind = 't'
+        ) matched
+        LIMIT %(cap)s
+    ) capped)
+END
 """
 
 
@@ -206,7 +274,7 @@ def feed_page(user: User, *, cursor: str | None = None, page_size: int = PAGE_SI
     Raises InvalidCursor for a cursor this site did not sign. One query.
     """
     before_at, before_id = cursor_decode(cursor) if cursor else _TOP
-    params = {
+    params: dict[str, Any] = {
         "user_id": user.pk,
         "before_at": before_at,
         "before_id": before_id,
@@ -216,7 +284,12 @@ def feed_page(user: User, *, cursor: str | None = None, page_size: int = PAGE_SI
         db.execute(_PAGE_SQL, params)
         rows = db.fetchall()
     read_through = rows[0][-1] if rows else None
-    items = [FeedItem(*row[:-1], is_new=row[-1] is not None and row[0] > row[-1]) for row in rows]
+    # Each row is the FeedItem fields but is_new, in order, then the watermark.
+    fields = [field.name for field in dataclasses.fields(FeedItem)][:-1]
+    items = [
+        FeedItem(**dict(zip(fields, row[:-1], strict=True)), is_new=row[0] > row[-1])
+        for row in rows
+    ]
     next_cursor = None
     if len(items) > page_size:
         items = items[:page_size]

@@ -242,3 +242,35 @@ def test_the_feed_costs_the_same_queries_whatever_the_number_of_follows(
     with django_assert_num_queries(3):
         second = client.get(reverse("feed:feed"), {"cursor": cursor})
     assert second.status_code == 200 and second.context["feed_page"].items
+
+
+def test_every_page_equals_a_brute_force_order_of_everything_followed(alice):
+    import random
+
+    rng = random.Random(14)
+    researchers = ResearcherFactory.create_batch(40)
+    topics = TopicFactory.create_batch(3)
+    for researcher in researchers[:30]:
+        follow_create(user=alice, researcher=researcher)
+    for topic in topics[:2]:
+        services.follow_create(user=alice, target=topic)
+    services.follow_mute_set(user=alice, target=researchers[0], muted=True)
+    followed = set(researchers[1:30])
+    expected = []
+    for _ in range(150):
+        authors = rng.sample(researchers, rng.randint(1, 3))
+        work_topics = rng.sample(topics, rng.randint(0, 1))
+        # Arrivals in batches: many works share one arrival time, as in one import transaction.
+        work = work_by(*authors, topics=work_topics, at=minutes_ago(rng.randint(0, 40)))
+        if followed & set(authors) or set(work_topics) & set(topics[:2]):
+            expected.append(work)
+    expected = [w.pk for w in sorted(expected, key=lambda w: (w.created_at, w.pk), reverse=True)]
+
+    seen, cursor = [], None
+    while True:
+        page = selectors.feed_page(alice, cursor=cursor)
+        seen += _ids(page)
+        if not page.next_cursor:
+            break
+        cursor = page.next_cursor
+    assert seen == expected

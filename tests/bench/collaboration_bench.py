@@ -148,11 +148,11 @@ def _generate(url: str, *, users: int, conversations: int, messages: int, big: i
                 tagline, open_to_collaborate, homepage, verification_level, trust_score,
                 trust_breakdown, works_count, cited_by_count, h_index, i10_index, topics_count,
                 followers_count, citations_by_year, content_hash, created_at, updated_at, links)
-            SELECT 'collab-bench-' || g, 'Bench Person ' || g, 'bench person ' || g, '{}', '',
+            SELECT 'collab-bench-' || (n.existing + g), 'Bench Person ' || g, 'bench person ' || g, '{}', '',
                    false, '', 3, 0, '{}', 0, 0, 0, 0, 0, 0, '{}', '', now(), now(), '[]'
-            FROM generate_series(1, GREATEST(0, %(users)s - (SELECT count(*) FROM researchers_researcher
-                                                            WHERE merged_into_id IS NULL))) g
-            ON CONFLICT (slug) DO NOTHING""",
+            FROM (SELECT count(*) AS existing FROM researchers_researcher) n,
+                 generate_series(1, GREATEST(0, %(users)s - (SELECT count(*) FROM researchers_researcher
+                                                            WHERE merged_into_id IS NULL))) g""",
             params,
         )
         db.execute(

@@ -16,6 +16,15 @@ otherwise end in a 500 however well each view validates its input:
   here once instead; CsrfViewMiddleware, just after, would read it on every POST anyway.
 - A JSON body nested deeper than Python's parser can recurse: DRF's JSONParser turns a
   ValueError into a 400 but lets the RecursionError through.
+- An empty `_to_field` (`?_to_field=`, or the bare `?_to_field`) on an admin page. The admin
+  refuses a field it does not allow with a 400 of its own, but skips that check for an empty
+  value and then looks the empty name up among the model's fields (a KeyError, so a 500 on
+  every change and delete page).
+
+MissingSocialAppMiddleware answers 404 with a page that says so when a social sign-in provider
+(ORCID) has no keys configured: allauth raises SocialApp.DoesNotExist from its login and
+callback views then, and the demo and development sites run without ORCID keys. The sign-in
+page shows no ORCID button in that case (allauth lists only providers that have an app).
 """
 
 from __future__ import annotations
@@ -23,10 +32,15 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from functools import lru_cache
 
+from allauth.socialaccount.models import SocialApp
+from allauth.socialaccount.providers import registry
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from django.shortcuts import render
+from django.urls import reverse
 
 NUL = "\x00"
 FORM_CONTENT_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -34,6 +48,11 @@ FORM_CONTENT_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data"
 _API_PREFIX = "/api/"
 NUL_REFUSAL = "The request contains a NUL character (%00), which no address or field accepts."
 JSON_DEPTH_REFUSAL = "The JSON body is nested too deeply."
+# The admin's query parameter naming the field a related-object popup selects by.
+ADMIN_TO_FIELD = "_to_field"
+EMPTY_TO_FIELD_REFUSAL = (
+    "_to_field must name a field of the model; leave it out to select by the primary key."
+)
 
 
 def request_has_nul(request: HttpRequest) -> bool:
@@ -86,9 +105,25 @@ def json_body_too_deep(request: HttpRequest) -> bool:
     return False
 
 
+def admin_to_field_is_empty(request: HttpRequest) -> bool:
+    """Whether an admin page was asked for with `_to_field` present but naming nothing. Both
+    places the admin reads it from count (the form body first, as changeform_view does)."""
+    if not request.path_info.startswith(_admin_prefix()):
+        return False
+    for values in (request.POST if request.method == "POST" else {}, request.GET):
+        if ADMIN_TO_FIELD in values:
+            return not values[ADMIN_TO_FIELD].strip()
+    return False
+
+
+@lru_cache(maxsize=1)
+def _admin_prefix() -> str:
+    return reverse("admin:index")
+
+
 class RejectUnreadableInputMiddleware:
-    """400 with a short message for the requests of the module docstring: JSON under /api/,
-    plain text elsewhere."""
+    """400 with a short message for the requests of the module docstring (but the last
+    paragraph's): JSON under /api/, plain text elsewhere."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -100,6 +135,8 @@ class RejectUnreadableInputMiddleware:
             return self._refuse(request, refusal)
         if json_body_too_deep(request):
             return self._refuse(request, JSON_DEPTH_REFUSAL)
+        if admin_to_field_is_empty(request):
+            return self._refuse(request, EMPTY_TO_FIELD_REFUSAL)
         return self.get_response(request)
 
     @staticmethod
@@ -107,3 +144,37 @@ class RejectUnreadableInputMiddleware:
         if request.path_info.startswith(_API_PREFIX):
             return JsonResponse({"detail": message}, status=400)
         return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+
+
+# How the site names a provider whose allauth name is not the one people know ("Orcid.org").
+_PROVIDER_NAMES = {"orcid": "ORCID"}
+
+
+class MissingSocialAppMiddleware:
+    """404, with a page that says why, for a social sign-in provider that has no keys."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, SocialApp.DoesNotExist):
+            return None
+        match = request.resolver_match
+        # allauth names its provider URLs "<provider id>_login", "<provider id>_callback".
+        provider_id = match.url_name.rsplit("_", 1)[0] if match and match.url_name else ""
+        provider_class = registry.get_class(provider_id)
+        provider_name = _PROVIDER_NAMES.get(provider_id) or (
+            provider_class.name if provider_class is not None else "this provider"
+        )
+        logging.getLogger(__name__).warning(
+            "Sign-in with %s asked for, but it has no keys configured.", provider_name
+        )
+        return render(
+            request,
+            "socialaccount/provider_not_configured.html",
+            {"provider_name": provider_name},
+            status=404,
+        )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
@@ -110,6 +111,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # A social sign-in provider without keys (ORCID on the demo) is a 404 page, not a 500.
+    "bzpeer.middleware.MissingSocialAppMiddleware",
 ]
 
 ROOT_URLCONF = "bzpeer.urls"
@@ -326,6 +329,12 @@ CELERY_BEAT_SCHEDULE = {
     "claims-trust-refresh-claimed": {
         "task": "claims.tasks.researchers_trust_refresh_claimed",
         "schedule": 24 * 60 * 60,
+    },
+    # The daily digest of notifications whose delivery is "daily" (one email per user; each
+    # item is claimed before sending, so an overlapping or repeated run sends nothing twice).
+    "notifications-daily-digest": {
+        "task": "notifications.tasks.notification_digests_queue",
+        "schedule": crontab(hour=7, minute=0),
     },
     # Pending invitations past their 30 days are marked expired (they count as expired anyway).
     "collaboration-invitations-expire": {

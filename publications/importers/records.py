@@ -1,13 +1,20 @@
 """Plain records that every importer produces and the shared writer consumes.
 
-Mappers turn a source's JSON into these; they never touch the database. A record's
-content_hash is computed from its fields, so a record that did not change since the last
-import is recognised and skipped by the writer.
+Mappers turn a source's JSON, XML or BibTeX into these; they never touch the database. A
+record's content_hash is computed from its fields, so a record that did not change since the
+last import is recognised and skipped by the writer.
+
+The records are source-neutral: OpenAlex, ORCID, arXiv, Crossref and BibTeX all produce the
+same classes. A work record names the source it came from (`origin`) and that source's own id
+for it (`origin_id`); the writer keeps each source's contribution apart (WorkSource) and finds
+the work by DOI, then arXiv id, then title + year + first author (writer/identity.py). The
+contract for the mappers' authors is /work/notes/records_contract.md and docs/architecture.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import operator
 from dataclasses import dataclass, field
@@ -17,6 +24,81 @@ import orjson
 
 class MappingError(ValueError):
     """A record that cannot be imported; the message is the reason shown to moderators."""
+
+
+# The sources records come from (WorkRecord.origin, ResearcherRecord.origin, ImportRun.source).
+OPENALEX = "openalex"
+ORCID = "orcid"
+ARXIV = "arxiv"
+CROSSREF = "crossref"
+BIBTEX = "bibtex"
+ORIGINS = (OPENALEX, ORCID, ARXIV, CROSSREF, BIBTEX)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A part of a source record that a mapper drops (one work of an ORCID record, one entry
+    of a BibTeX file): it becomes an ImportIssue with the reason while the rest is imported.
+    A mapper that rejects its whole input raises MappingError instead."""
+
+    reason: str
+    external_id: str = ""
+    raw: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PartialDate:
+    """A date with its precision: a year, a year and a month, or a full date.
+
+    Build it with partial_date(), which keeps what is valid and drops the rest, so a source's
+    partial or broken date becomes a partial date, never an exception."""
+
+    year: int
+    month: int | None = None
+    day: int | None = None
+
+    @property
+    def precision(self) -> str:
+        return "day" if self.day else "month" if self.month else "year"
+
+    def isoformat(self) -> str:
+        """'2021', '2021-03' or '2021-03-04'."""
+        if self.day and self.month:
+            return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+        if self.month:
+            return f"{self.year:04d}-{self.month:02d}"
+        return f"{self.year:04d}"
+
+    def first_day(self) -> str:
+        """The first day the date can mean, as an ISO date ('2021-03' -> '2021-03-01')."""
+        return f"{self.year:04d}-{self.month or 1:02d}-{self.day or 1:02d}"
+
+
+def partial_date(year: object, month: object = None, day: object = None) -> PartialDate | None:
+    """The most precise valid date of year, month and day (ints or digit strings); None without
+    a usable year (1..9999). An invalid month drops month and day; an invalid day drops the day."""
+
+    def number(value: object) -> int | None:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int):
+            return value
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value.strip())
+        return None
+
+    y, m, d = number(year), number(month), number(day)
+    if y is None or not 1 <= y <= 9999:
+        return None
+    if m is None or not 1 <= m <= 12:
+        return PartialDate(y)
+    if d is None:
+        return PartialDate(y, m)
+    try:
+        datetime.date(y, m, d)
+    except ValueError:
+        return PartialDate(y, m)
+    return PartialDate(y, m, d)
 
 
 # Per record class, an attrgetter of its fields; for the top level, all but the source's date.
@@ -54,6 +136,10 @@ def content_hash(record: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class InstitutionRef:
+    """An institution a byline or an affiliation names. Only refs with an OpenAlex id are
+    stored as institutions; sources without one put the names in
+    AuthorshipRecord.affiliation_names instead."""
+
     openalex_id: str
     name: str
     ror: str | None = None
@@ -76,14 +162,20 @@ class InstitutionRecord:
 
 @dataclass(frozen=True, slots=True)
 class SourceRecord:
-    openalex_id: str
-    name: str
+    """A venue. OpenAlex's have an openalex_id; other sources give a name and ISSNs (issn_l
+    and issns), and the writer finds the venue by ISSN, else by its normalised name."""
+
+    openalex_id: str | None = None
+    name: str = ""
     abbreviated_name: str = ""
     issn_l: str = ""
     type: str = ""
     homepage: str = ""
     # When the source last changed the record; an older copy never overwrites a newer one.
     source_updated_at: str | None = None
+    # Every ISSN the source gives (print, electronic), 'NNNN-NNNC'.
+    issns: tuple[str, ...] = ()
+    publisher: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,18 +194,35 @@ class TopicRecord:
 
 @dataclass(frozen=True, slots=True)
 class AuthorRef:
-    openalex_id: str
-    display_name: str
+    """A person a byline names. openalex_id or a checksum-valid orcid identifies them (the
+    writer finds or creates that researcher); with neither it is a name-only author, who
+    becomes a new L0 researcher per (normalised name, source record) unless the name resolver
+    (writer/authors.py: resolve_name_only_authors) links them. Give given_name and family_name
+    when the source separates them: the resolver and title matching use the family name."""
+
+    openalex_id: str | None = None
+    display_name: str = ""
     orcid: str | None = None
+    given_name: str = ""
+    family_name: str = ""
+    # Crossref's authenticated-orcid: the person signed in to ORCID to assert it.
+    orcid_authenticated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class AuthorshipRecord:
+    """One byline slot. author None means no researcher at all (an organisation, "others");
+    a person without identifiers is an AuthorRef with neither id."""
+
     position: int
     raw_name: str
     author: AuthorRef | None
     institutions: tuple[InstitutionRef, ...] = ()
     is_corresponding: bool = False
+    # Free-text affiliations as the source writes them (arXiv, Crossref, ORCID), kept on the byline.
+    affiliation_names: tuple[str, ...] = ()
+    # Crossref's 'first' / 'additional', as given.
+    sequence: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,13 +234,32 @@ class WorkTopicRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class VersionRecord:
+    """One version of a preprint as its server numbers it ('v1', 'v2'), with its date."""
+
+    label: str
+    date: PartialDate | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class WorkRecord:
-    openalex_id: str
-    title: str
+    """A work as one source describes it.
+
+    Identity (writer/identity.py): `doi` normalised (lower case, no resolver prefix), then
+    `arxiv_id` (no version, no 'arXiv:' prefix: '2101.00001', 'hep-th/9901001'), then, only
+    when the record has neither, normalised title + year + first author's family name.
+    `origin` names the source and `origin_id` its own id of this record (OpenAlex: the W id;
+    ORCID: '<iD>:<put-code>'; arXiv: the arXiv id; Crossref: the DOI; BibTeX: '<file name>:<key>'),
+    so re-importing the same record finds the same work even if its identifiers changed.
+    """
+
+    openalex_id: str | None = None
+    title: str = ""
     doi: str | None = None
     arxiv_id: str | None = None
     abstract: str = ""
     type: str = "article"
+    # OpenAlex's full date and year. Other sources give `published` instead.
     publication_date: str | None = None
     publication_year: int | None = None
     source: SourceRecord | None = None
@@ -144,6 +272,28 @@ class WorkRecord:
     topics: tuple[WorkTopicRecord, ...] = ()
     # When the source last changed the record; an older copy never overwrites a newer one.
     source_updated_at: str | None = None
+    # --- source-neutral fields (all optional; OpenAlex's mapper leaves them at their defaults
+    # except origin/origin_id, which the writer fills from openalex_id) ---
+    origin: str = OPENALEX
+    origin_id: str = ""
+    # The publication date with its precision; when set, it decides publication_date/_year.
+    published: PartialDate | None = None
+    # arXiv versions, oldest first ('v1' with the submission date ... the latest).
+    versions: tuple[VersionRecord, ...] = ()
+    # Category codes, primary first ('cs.LG', 'stat.ML'); stored as topics 'arxiv:cs.LG'.
+    categories: tuple[str, ...] = ()
+    # arXiv's journal reference, free text.
+    journal_ref: str = ""
+    # The researcher whose own record lists this work (ORCID): linked to it by the writer.
+    listed_by: AuthorRef | None = None
+    # Other identifiers of the work as (scheme, value): ('pmid', '123'), ('isbn', '...').
+    external_ids: tuple[tuple[str, str], ...] = ()
+    url: str = ""
+
+    @property
+    def origin_key(self) -> str:
+        """This record's id in its source (origin_id, or the OpenAlex id)."""
+        return self.origin_id or self.openalex_id or ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +305,50 @@ class AffiliationRecord:
 
 @dataclass(frozen=True, slots=True)
 class ResearcherRecord:
-    openalex_id: str
-    display_name: str
+    """A researcher as a source describes them: OpenAlex (keyed by openalex_id) or ORCID
+    (openalex_id None, keyed by its checksum-valid orcid)."""
+
+    openalex_id: str | None = None
+    display_name: str = ""
     alternate_names: tuple[str, ...] = ()
     orcid: str | None = None
     last_known_institution: InstitutionRef | None = None
     affiliations: tuple[AffiliationRecord, ...] = field(default_factory=tuple)
     # When the source last changed the record; an older copy never overwrites a newer one.
+    source_updated_at: str | None = None
+    origin: str = OPENALEX
+    given_name: str = ""
+    family_name: str = ""
+    biography: str = ""
+    # (label, url) pairs the person lists (ORCID researcher-urls).
+    urls: tuple[tuple[str, str], ...] = ()
+    # (scheme, value) pairs: ('scopus', '123'), ('dblp', 'w/WeiWang0001').
+    external_ids: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CvEntryRecord:
+    """One entry of a researcher's CV (ORCID employments, educations, distinctions, invited
+    positions, qualifications, services, fundings, memberships). Written by the CV writer that
+    the sources registry names (publications/importers/sources.py: RECORD_KINDS), into the CV
+    model of researchers. `owner_orcid` is the researcher it belongs to."""
+
+    owner_orcid: str
+    kind: str
+    origin: str
+    origin_id: str
+    organisation: str = ""
+    role: str = ""
+    department: str = ""
+    city: str = ""
+    region: str = ""
+    country: str = ""
+    start: PartialDate | None = None
+    end: PartialDate | None = None
+    url: str = ""
+    # ('ror', '...'), ('grid', '...'), ('ringgold', '...').
+    organisation_ids: tuple[tuple[str, str], ...] = ()
+    amount: str = ""
+    currency: str = ""
+    display_index: int | None = None
     source_updated_at: str | None = None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -20,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bzpeer.api import ErrorSerializer
 from researchers.models import Researcher
 
 from . import selectors, services
@@ -33,19 +33,12 @@ _PAGE = re.compile(r"[0-9]{1,6}")
 _INPUT_SLACK = 1_000
 
 
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 def _error(description: str) -> OpenApiResponse:
     return OpenApiResponse(ErrorSerializer, description=description)
 
 
-# A 400 is either a refusal ({"detail": ...}) or DRF's field errors ({"field": [...]}).
-BAD_REQUEST = OpenApiResponse(
-    OpenApiTypes.OBJECT,
-    description="The body or a parameter is invalid: `detail`, or each field with its messages.",
-)
+# 400 (a refusal's `detail` or DRF's field errors), 415 and the throttle's 429 are documented
+# on every operation by bzpeer.api_schema; the views declare what is particular to them.
 FORBIDDEN = _error("Not signed in, the CSRF token is missing, or the rule refuses it.")
 NOT_FOUND = _error("Not yours, or no such object.")
 
@@ -206,7 +199,7 @@ class InvitationListCreateView(APIView):
         parameters=[
             OpenApiParameter("box", str, enum=list(selectors.invitations.BOXES), required=False)
         ],
-        responses={200: InvitationOutputSerializer(many=True), 400: BAD_REQUEST, 403: FORBIDDEN},
+        responses={200: InvitationOutputSerializer(many=True), 403: FORBIDDEN},
     )
     def get(self, request: Request) -> Response:
         box = request.query_params.get("box", "received")
@@ -219,7 +212,6 @@ class InvitationListCreateView(APIView):
         request=InvitationInputSerializer,
         responses={
             201: InvitationCreatedSerializer,
-            400: BAD_REQUEST,
             403: _error("Not signed in, no approved L3/L4 claim, blocked, or not accepted."),
             404: _error("No researcher has this slug."),
             409: _error("A pending invitation already joins you two."),
@@ -308,7 +300,7 @@ class ConversationListView(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("page", int, required=False, description="From 1.")],
-        responses={200: ConversationPageSerializer, 400: BAD_REQUEST, 403: FORBIDDEN},
+        responses={200: ConversationPageSerializer, 403: FORBIDDEN},
     )
     def get(self, request: Request) -> Response:
         raw = request.query_params.get("page", "1")
@@ -349,7 +341,6 @@ class ConversationMessagesView(APIView):
         request=MessageInputSerializer,
         responses={
             201: MessageOutputSerializer,
-            400: BAD_REQUEST,
             403: _error("Not signed in, blocked, the other side is gone, or suspended."),
             404: NOT_FOUND,
         },
@@ -402,7 +393,6 @@ class BlockCreateView(APIView):
         request=BlockInputSerializer,
         responses={
             204: OpenApiResponse(description="Blocked (also when already blocked)."),
-            400: BAD_REQUEST,
             403: FORBIDDEN,
             404: _error("No researcher has this slug."),
         },
@@ -443,7 +433,6 @@ class _ReportView(APIView):
         request=ReportInputSerializer,
         responses={
             201: ReportCreatedSerializer,
-            400: BAD_REQUEST,
             403: _error("Not signed in, or not yours to report (your own)."),
             404: NOT_FOUND,
             409: _error("You already reported it."),

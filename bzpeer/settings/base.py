@@ -275,6 +275,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a "status" with their own choices; each set gets its own name.
+    "ENUM_NAME_OVERRIDES": {
+        "InvitationStatusEnum": "collaboration.models.InvitationStatus",
+        "InvitationKindEnum": "collaboration.models.InvitationKind",
+    },
 }
 
 # Content-Security-Policy (django-csp): scripts, styles, images, fonts and requests come from

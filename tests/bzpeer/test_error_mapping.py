@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from bzpeer.errors import (
     Conflict,
+    Forbidden,
     InvalidRequest,
     RateLimited,
     ServiceError,
@@ -41,6 +42,7 @@ def test_the_api_uses_the_service_error_handler():
     ("error", "status"),
     [
         (InvalidRequest("Say why."), 400),
+        (Forbidden("This researcher is unavailable."), 403),
         (Conflict("Taken by someone else."), 409),
         (RateLimited("Too many attempts.", retry_after=90), 429),
         (ClaimError("You already have an open claim on this record."), 400),
@@ -106,6 +108,7 @@ def _form_view(request: HttpRequest, error: ServiceError | None) -> HttpResponse
     [
         (ClaimError("You already have an open claim on this record."), 400),
         (ClaimConflict("Taken by someone else."), 409),
+        (Forbidden("This researcher is unavailable."), 403),
         (ClaimsRateLimited("report_submit", retry_after=60), 429),
     ],
 )

@@ -9,7 +9,7 @@ DEMO_ADMIN_EMAIL ?= admin@bzpeer.invalid
 DEMO_ADMIN_PASSWORD ?= bzpeer-demo-admin
 BENCH_WORKS ?= 200000
 
-.PHONY: run test bench lint format services install migrate demo clean
+.PHONY: run test bench lint format services install migrate demo clean soak
 
 # A one-line error naming the address tried, before anything is installed or started.
 services:
@@ -58,6 +58,13 @@ bench: migrate
 	$(PY) -m tests.bench.search_bench
 	$(PY) -m tests.bench.graph_bench
 	$(PY) -m tests.bench.pages_bench
+
+# A bounded soak (scripts/soak.py): gunicorn with the production settings and a Celery worker on
+# loopback, a rotating set of pages and API calls, anonymous and signed in, for SOAK_SECONDS
+# (600 by default); reports requests, errors, p50/p99 and each worker's memory at start and end.
+SOAK_SECONDS ?= 600
+soak: demo
+	SOAK_SECONDS=$(SOAK_SECONDS) DEMO_ADMIN_EMAIL="$(DEMO_ADMIN_EMAIL)" DEMO_ADMIN_PASSWORD="$(DEMO_ADMIN_PASSWORD)" $(PY) scripts/soak.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache

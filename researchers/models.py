@@ -163,3 +163,87 @@ class Follow(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} follows {self.researcher}"
+
+
+class CvSection(models.TextChoices):
+    """The CV sections ORCID keeps (and a claimant may add to). The values are the kinds of
+    publications.importers.records.CvEntryRecord."""
+
+    EMPLOYMENT = "employment", "Experience"
+    EDUCATION = "education", "Education"
+    DISTINCTION = "distinction", "Awards"
+    INVITED_POSITION = "invited-position", "Invited positions"
+    QUALIFICATION = "qualification", "Qualifications"
+    SERVICE = "service", "Service"
+    FUNDING = "funding", "Funding"
+    MEMBERSHIP = "membership", "Memberships"
+
+
+class CVEntry(models.Model):
+    """One entry of a researcher's CV, as a source states it: a position, a degree, an award.
+
+    Dates keep the precision the source gave (a year, a year and month, or a day): ORCID often
+    knows only the year, and a CV that printed "1 January" would invent it. An entry is
+    identified by (researcher, source, source_key) (ORCID: "<iD>:<put-code>"), so a refresh
+    updates it in place and keeps what the claimant chose (hidden) across imports.
+    """
+
+    researcher = models.ForeignKey(Researcher, on_delete=models.CASCADE, related_name="cv_entries")
+    section = models.CharField(max_length=20, choices=CvSection.choices)
+    organisation = models.CharField(max_length=500, blank=True)
+    role = models.CharField("role or title", max_length=500, blank=True)
+    department = models.CharField(max_length=500, blank=True)
+    city = models.CharField(max_length=200, blank=True)
+    region = models.CharField(max_length=200, blank=True)
+    country = models.CharField("country (ISO 3166 alpha-2)", max_length=2, blank=True)
+    start_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    start_month = models.PositiveSmallIntegerField(null=True, blank=True)
+    start_day = models.PositiveSmallIntegerField(null=True, blank=True)
+    end_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    end_month = models.PositiveSmallIntegerField(null=True, blank=True)
+    end_day = models.PositiveSmallIntegerField(null=True, blank=True)
+    url = models.CharField(max_length=1000, blank=True)
+    # ("ror", "https://ror.org/..."), ("ringgold", "1811"): the organisation's identifiers.
+    organisation_ids = models.JSONField(default=list, blank=True)
+    amount = models.CharField(max_length=50, blank=True)
+    currency = models.CharField(max_length=3, blank=True)
+    source = models.CharField(max_length=20)  # "orcid", "claimant"
+    source_key = models.CharField(max_length=100)
+    # The claimant's choice; an import never changes it.
+    hidden = models.BooleanField(default=False, db_default=False)
+    # The source's own order within a section (ORCID's display index, highest first).
+    display_order = models.IntegerField(default=0, db_default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["section", "-display_order", "-end_year", "-start_year", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["researcher", "source", "source_key"], name="cventry_unique_per_source"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(start_month__isnull=True) | models.Q(start_year__isnull=False),
+                name="cventry_start_month_needs_year",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(end_month__isnull=True) | models.Q(end_year__isnull=False),
+                name="cventry_end_month_needs_year",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.researcher_id}: {self.section} {self.role} @ {self.organisation}"
+
+    @property
+    def years(self) -> str:
+        """'2018–2021', '2021–' (ongoing) or '2019' (one year or no end)."""
+        start, end = self.start_year, self.end_year
+        if start and end:
+            return str(start) if start == end else f"{start}–{end}"
+        if start:
+            return f"{start}–" if self.section in ("employment", "education") else str(start)
+        return str(end or "")
+
+    @property
+    def place(self) -> str:
+        return ", ".join(part for part in (self.city, self.country) if part)

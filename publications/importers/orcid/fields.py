@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from publications.importers.partial_date import PartialDate
+from publications.importers.records import PartialDate
+from publications.importers.records import partial_date as make_partial_date
 
 _ORCID_ID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
 
@@ -65,7 +66,7 @@ def partial_date(obj: object) -> PartialDate | None:
     """ORCID's fuzzy date {year:{value}, month:{value}|null, day:{value}|null}, precision kept."""
     if not isinstance(obj, dict):
         return None
-    return PartialDate.from_parts(
+    return make_partial_date(
         value_of(obj.get("year")), value_of(obj.get("month")), value_of(obj.get("day"))
     )
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from publications.importers.partial_date import PartialDate
-from publications.importers.records import MappingError
+from publications.importers.records import MappingError, PartialDate
 
 from .fields import (
     OrcidExternalId,

@@ -165,3 +165,32 @@ def _section_in_name(name: str) -> str | None:
 
 
 __all__ = ["AFFILIATION_SECTIONS", "OrcidFile", "read_orcid_file", "read_orcid_payload"]
+
+
+class OrcidReader:
+    """The import pipeline's reader (publications.importers.sources): one raw record per file,
+    the answer wrapped with the iD and file name the mapper may need (a /works answer names
+    its iD only in the path; a member payload's section only in its file name)."""
+
+    def files(self, paths):  # type: ignore[no-untyped-def]
+        from publications.importers.sources import files_with_suffixes
+
+        return files_with_suffixes(paths, (".json", ".xml"))
+
+    def records(self, path: Path):  # type: ignore[no-untyped-def]
+        raw = path.read_bytes()
+        if raw.lstrip().startswith(b"<"):
+            yield orjson.dumps({"orcid": None, "name": path.name, "xml": True, "answer": None})
+            return
+        try:
+            answer = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            answer = {"invalid": raw[:200].decode("utf-8", "replace")}
+        yield envelope(answer, orcid=_orcid_in_name(path.name), name=path.name)
+
+
+def envelope(answer: object, *, orcid: str | None, name: str = "") -> bytes:
+    return orjson.dumps({"orcid": orcid, "name": name, "answer": answer})
+
+
+READER = OrcidReader()

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from publications.importers.orcid.fields import orcid_checksum_valid
 from publications.importers.orcid.parse import group_works
 from publications.importers.orcid.reader import read_orcid_file
-from publications.importers.partial_date import PartialDate
+from publications.importers.records import PartialDate
 
 SECTIONS = {
     "employments": "employment",
@@ -74,7 +76,7 @@ def test_the_v2_record_reads_person_cv_fundings_and_works(testdata_dir):
     enveda = next(a for a in employments if a.put_code == 11243167)
     # Month precision kept: ORCID sent no day.
     assert (enveda.start, enveda.end) == (PartialDate(2020, 1), PartialDate(2020, 10))
-    assert enveda.start.iso() == "2020-01" and enveda.start.precision == "month"
+    assert enveda.start.isoformat() == "2020-01" and enveda.start.precision == "month"
     assert enveda.organisation.identifier == ""
     assert len(employments) == 4
     assert len([a for a in record.affiliations if a.section == "education"]) == 3
@@ -346,3 +348,59 @@ def test_every_orcid_file_is_read_or_rejected_with_a_reason(testdata_dir):
         if "bulk" in raw:
             assert sum(len(g.works) for g in record.work_groups) == len(raw["bulk"])
         assert record.skipped == ()
+
+
+def _mapped(testdata_dir: Path, relative: str) -> list:
+    from publications.importers.orcid.mapper import map_record
+    from publications.importers.orcid.reader import READER
+
+    (raw,) = list(READER.records(testdata_dir / "orcid" / relative))
+    return list(map_record(raw))
+
+
+def test_a_record_maps_to_the_researcher_and_one_work_per_group(testdata_dir):
+    from publications.importers.records import ResearcherRecord, WorkRecord
+
+    out = _mapped(testdata_dir, "v2.x/pyorcidator_record_0000-0003-4423-4370.json")
+    (person,) = [r for r in out if isinstance(r, ResearcherRecord)]
+    assert (person.origin, person.orcid, person.display_name) == (
+        "orcid",
+        "0000-0003-4423-4370",
+        "Charles Tapley Hoyt",
+    )
+    assert (person.given_name, person.family_name) == ("Charles", "Hoyt")
+    works = [r for r in out if isinstance(r, WorkRecord)]
+    assert len(works) == 26
+    first = works[0]
+    assert first.origin_id == "0000-0003-4423-4370:88946008"
+    assert (first.doi, first.type, first.published) == (
+        "10.3233/jad-201397",
+        "article",
+        PartialDate(2021, 2),
+    )
+    assert ("pmid", "33554913") in first.external_ids
+    assert first.listed_by.orcid == "0000-0003-4423-4370"
+
+
+def test_a_work_identified_only_by_part_of_gets_no_doi_from_it(testdata_dir):
+    (work,) = _mapped(testdata_dir, "v3.0/write_samples/orcid-model_work-full-3.0.json")
+    # Its DOI 10.1187/20120402 is `part-of` (the container), and its `self` DOI is not a DOI.
+    assert work.doi is None
+    assert [(a.raw_name, a.author.orcid, a.sequence) for a in work.authorships][:1] == [
+        ("Jordan", "0000-0002-5391-5437", "first")
+    ]
+
+
+def test_error_search_and_xml_answers_are_rejected_with_their_reason(testdata_dir):
+    from publications.importers.orcid.mapper import map_record
+    from publications.importers.orcid.reader import READER
+    from publications.importers.records import MappingError
+
+    for relative, reason in (
+        ("v3.0/errors/rorcid_404_invalid_id.json", "ORCID answered 404"),
+        ("v3.0/search/rorcid_search_given-names_carl.json", "search answer lists 10 iDs"),
+        ("v3.0/xml/orcid-model_record-3.0.xml", "ORCID XML is not read"),
+    ):
+        (raw,) = list(READER.records(testdata_dir / "orcid" / relative))
+        with pytest.raises(MappingError, match=reason):
+            map_record(raw)

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from bzpeer.users.models import User
 
-from . import page_cache
-from .models import Follow, Researcher
+from .. import page_cache
+from ..models import Follow, Researcher
 
 
 @transaction.atomic
@@ -55,3 +55,22 @@ def follow_mute_set(*, user: User, researcher: Researcher, muted: bool) -> bool:
 def researcher_pages_invalidate(*, researcher_ids: Collection[int]) -> None:
     """Make the cached profile pages of these researchers stale (their works changed)."""
     page_cache.profile_pages_invalidate(researcher_ids=researcher_ids)
+
+
+from .cv import (  # noqa: E402  (re-exported; cv imports nothing from this module)
+    CvEntryData,
+    CvReplaceResult,
+    cv_entries_replace_for_source,
+    cv_entry_hidden_set,
+)
+
+__all__ = [
+    "CvEntryData",
+    "CvReplaceResult",
+    "cv_entries_replace_for_source",
+    "cv_entry_hidden_set",
+    "follow_create",
+    "follow_delete",
+    "follow_mute_set",
+    "researcher_pages_invalidate",
+]

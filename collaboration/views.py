@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -49,10 +49,11 @@ def _researcher_or_404(slug: str) -> Researcher:
 def _back(request: HttpRequest, default: str) -> HttpResponse:
     """Back to the page the button was on (a `next` field of this site), else `default`."""
     target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
+    # Only a path of this site: redirect() would read any other string as a view name.
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return redirect(target)
+        return HttpResponseRedirect(target)
     return redirect(default)
 
 

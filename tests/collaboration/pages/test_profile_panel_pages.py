@@ -321,3 +321,13 @@ def test_the_invitation_kind_choices_are_the_models(alice_client, bob):
 
     for value in ("coauthor", "review", "talk", "data_code", "other"):
         assert f'<option value="{value}">' in panel
+
+
+@pytest.mark.parametrize("next_value", ["abc", "-44", "a\x00b", "1e400", "//evil.example/x"])
+def test_the_block_form_goes_back_to_the_profile_for_a_next_that_is_not_a_path(
+    alice_client, bob, next_value
+):
+    block_url = reverse("collaboration:block", args=[bob.record.slug])
+    response = alice_client.post(block_url, {"next": next_value})
+    assert response.status_code == 302
+    assert response["Location"] == _profile(bob.record)

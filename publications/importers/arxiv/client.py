@@ -3,7 +3,7 @@ terms ask, pages of at most 2000 entries, and the Atom body handed on as bytes."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from publications.importers.polite_http import PoliteClient
 
@@ -53,3 +53,32 @@ class ArxivClient(PoliteClient):
                 or (feed.total_results is not None and start >= feed.total_results)
             ):
                 return
+
+
+def fetch_records(values: Sequence[str]) -> Iterator[bytes]:
+    """The pipeline's fetcher for `--arxiv-query`: every entry of every page, as the reader
+    yields them (an API error entry included: the mapper turns it into an issue)."""
+    from .reader import feed_records
+
+    client = ArxivClient()
+    try:
+        for query in values:
+            start = 0
+            while True:
+                response = client.get(
+                    "/api/query",
+                    params={"search_query": query, "start": start, "max_results": client.page_size},
+                    accept_statuses=frozenset({400}),
+                )
+                records = list(feed_records(response.content))
+                yield from records
+                feed = parse_feed(response.content)
+                start += len(feed.entries)
+                if (
+                    not feed.entries
+                    or feed.errors
+                    or (feed.total_results is not None and start >= feed.total_results)
+                ):
+                    break
+    finally:
+        client.close()

@@ -1,0 +1,199 @@
+"""BibTeX files -> resolved entries (plain dicts of Unicode text). Pure functions.
+
+bibtexparser 2 splits the file into blocks with the raw values kept (no middleware), and this
+module resolves them itself, so each rule is visible: field names in any case, @string macros
+(names case-insensitive) and `#` concatenation, the standard month macros, `crossref` fields
+inherited from the parent entry, and LaTeX turned into Unicode by pylatexenc ({\\"o} -> ö).
+Every block bibtexparser could not read (a duplicate key, a broken entry) comes back as an
+error with its reason: no entry is lost silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import bibtexparser
+from bibtexparser import model
+from pylatexenc.latex2text import LatexNodes2Text
+
+MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
+_LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class BibEntry:
+    key: str
+    entry_type: str
+    fields: dict[str, str]  # lower-case names, values resolved but still LaTeX
+    line: int
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BibError:
+    reason: str
+    line: int
+    key: str = ""
+
+
+@dataclass
+class BibFile:
+    entries: list[BibEntry] = field(default_factory=list)
+    errors: list[BibError] = field(default_factory=list)
+
+
+def _split_concatenation(raw: str) -> list[str]:
+    """`"a" # macro # {b}` -> ['"a"', 'macro', '{b}'], # inside quotes or braces left alone."""
+    parts, depth, quoted, current = [], 0, False, []
+    for char in raw:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == '"' and depth == 0:
+            quoted = not quoted
+        if char == "#" and depth == 0 and not quoted:
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current).strip())
+    return [part for part in parts if part]
+
+
+def resolve_value(raw: str, strings: dict[str, str], warnings: list[str]) -> str:
+    pieces = []
+    for token in _split_concatenation(raw.strip()):
+        if (token.startswith("{") and token.endswith("}")) or (
+            token.startswith('"') and token.endswith('"')
+        ):
+            pieces.append(token[1:-1])
+        elif token.isdigit():
+            pieces.append(token)
+        elif token.lower() in strings:
+            pieces.append(strings[token.lower()])
+        elif token.lower()[:3] in MONTHS and token.lower() in (
+            token.lower()[:3],
+            _full_month(token),
+        ):
+            pieces.append(str(MONTHS[token.lower()[:3]]))
+        else:
+            warnings.append(f"undefined macro {token!r} kept as written")
+            pieces.append(token)
+    return "".join(pieces)
+
+
+def _full_month(token: str) -> str:
+    names = (
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    )
+    return token.lower() if token.lower() in names else ""
+
+
+def latex_to_text(value: str) -> str:
+    """LaTeX to Unicode, braces dropped, whitespace collapsed; math kept as its text."""
+    if not value:
+        return ""
+    try:
+        text = _LATEX.latex_to_text(value)
+    except Exception:  # noqa: BLE001 - pylatexenc raises on odd input; the raw text is better than nothing
+        text = value.replace("{", "").replace("}", "")
+    return _SPACES.sub(" ", text.replace("\xad", "")).strip()
+
+
+def parse_bibtex(text: str) -> BibFile:
+    text = text.removeprefix("\ufeff")
+    library = bibtexparser.parse_string(text, parse_stack=[])
+    strings: dict[str, str] = {}
+    for string in library.strings:
+        strings[string.key.lower()] = resolve_value(str(string.value), strings, [])
+    result = BibFile()
+    for block in library.failed_blocks:
+        reason = getattr(block, "error", None) or type(block).__name__
+        if isinstance(block, model.DuplicateBlockKeyBlock):
+            reason = f"duplicate key {block.key!r}: the first entry with this key was kept"
+        result.errors.append(
+            BibError(
+                reason=str(reason)[:300],
+                line=block.start_line + 1,
+                key=getattr(block, "key", "") or "",
+            )
+        )
+    raw_entries = []
+    for entry in library.entries:
+        warnings: list[str] = []
+        fields = {}
+        for fld in entry.fields:
+            name = fld.key.lower()
+            if name not in fields:
+                fields[name] = resolve_value(str(fld.value), strings, warnings)
+        raw_entries.append(
+            BibEntry(
+                entry.key, entry.entry_type.lower(), fields, entry.start_line + 1, tuple(warnings)
+            )
+        )
+    by_key = {e.key.lower(): e for e in raw_entries}
+    for entry in raw_entries:
+        parent_key = entry.fields.get("crossref", "").strip().lower()
+        parent = by_key.get(parent_key)
+        if parent is not None:
+            merged = dict(parent.fields)
+            if "title" in parent.fields and "booktitle" not in entry.fields:
+                merged["booktitle"] = parent.fields["title"]
+            merged.pop("title", None) if "title" not in entry.fields else None
+            merged.update(entry.fields)
+            entry = BibEntry(entry.key, entry.entry_type, merged, entry.line, entry.warnings)
+        elif parent_key:
+            entry = BibEntry(
+                entry.key,
+                entry.entry_type,
+                entry.fields,
+                entry.line,
+                (*entry.warnings, f"crossref {parent_key!r} not found"),
+            )
+        result.entries.append(entry)
+    return result
+
+
+def split_names(value: str) -> list[str]:
+    """'A and {B and C} AND others' -> ['A', '{B and C}', 'others'] (and at brace depth 0, any case)."""
+    names, depth, start, i = [], 0, 0, 0
+    lowered = value.lower()
+    while i < len(value):
+        char = value[i]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif (
+            depth == 0
+            and lowered.startswith("and", i)
+            and (i == 0 or value[i - 1].isspace())
+            and (i + 3 >= len(value) or value[i + 3].isspace())
+        ):
+            names.append(value[start:i].strip())
+            start = i + 3
+            i += 3
+            continue
+        i += 1
+    names.append(value[start:].strip())
+    return [name for name in names if name]

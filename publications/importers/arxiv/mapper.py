@@ -12,6 +12,7 @@ from publications.importers.records import (
     AuthorRef,
     AuthorshipRecord,
     MappingError,
+    PartialDate,
     VersionRecord,
     WorkRecord,
     partial_date,
@@ -20,7 +21,7 @@ from publications.importers.records import (
 from .atom import _PARSER, ArxivEntry, parse_entry
 
 
-def _date(text: str):  # type: ignore[no-untyped-def]
+def _date(text: str) -> PartialDate | None:
     return partial_date(text[0:4], text[5:7], text[8:10]) if len(text) >= 10 else None
 
 

@@ -52,7 +52,9 @@ class BibFile:
 
 def _split_concatenation(raw: str) -> list[str]:
     """`"a" # macro # {b}` -> ['"a"', 'macro', '{b}'], # inside quotes or braces left alone."""
-    parts, depth, quoted, current = [], 0, False, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quoted = 0, False
     for char in raw:
         if char == "{":
             depth += 1
@@ -134,21 +136,25 @@ def parse_bibtex(text: str) -> BibFile:
         result.errors.append(
             BibError(
                 reason=str(reason)[:300],
-                line=block.start_line + 1,
+                line=_line_number(block.start_line),
                 key=getattr(block, "key", "") or "",
             )
         )
-    raw_entries = []
-    for entry in library.entries:
+    raw_entries: list[BibEntry] = []
+    for parsed in library.entries:
         warnings: list[str] = []
-        fields = {}
-        for fld in entry.fields:
+        fields: dict[str, str] = {}
+        for fld in parsed.fields:
             name = fld.key.lower()
             if name not in fields:
                 fields[name] = resolve_value(str(fld.value), strings, warnings)
         raw_entries.append(
             BibEntry(
-                entry.key, entry.entry_type.lower(), fields, entry.start_line + 1, tuple(warnings)
+                parsed.key,
+                parsed.entry_type.lower(),
+                fields,
+                _line_number(parsed.start_line),
+                tuple(warnings),
             )
         )
     by_key = {e.key.lower(): e for e in raw_entries}
@@ -174,9 +180,15 @@ def parse_bibtex(text: str) -> BibFile:
     return result
 
 
+def _line_number(start_line: int | None) -> int:
+    """bibtexparser counts lines from 0 and may not know a block's line; 0 means unknown."""
+    return start_line + 1 if start_line is not None else 0
+
+
 def split_names(value: str) -> list[str]:
     """'A and {B and C} AND others' -> ['A', '{B and C}', 'others'] (and at brace depth 0, any case)."""
-    names, depth, start, i = [], 0, 0, 0
+    names: list[str] = []
+    depth, start, i = 0, 0, 0
     lowered = value.lower()
     while i < len(value):
         char = value[i]

@@ -136,7 +136,7 @@ def map_work(item: dict[str, Any]) -> WorkRecord:
     subtitle = _first_text(item.get("subtitle"))
     if subtitle and not title.endswith(subtitle):
         title = f"{title}: {subtitle}"
-    authorships = []
+    authorships: list[AuthorshipRecord] = []
     for author in item.get("author") or []:
         if isinstance(author, dict) and (byline := map_author(len(authorships) + 1, author)):
             authorships.append(byline)
@@ -152,7 +152,8 @@ def map_work(item: dict[str, Any]) -> WorkRecord:
         if container
         else None
     )
-    relations = item.get("relation") if isinstance(item.get("relation"), dict) else {}
+    relation_field = item.get("relation")
+    relations: dict[str, Any] = relation_field if isinstance(relation_field, dict) else {}
     external_ids = [("isbn", isbn) for isbn in item.get("ISBN") or [] if isinstance(isbn, str)]
     for relation in ("is-preprint-of", "has-preprint"):
         for target in relations.get(relation) or []:

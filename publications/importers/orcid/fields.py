@@ -48,6 +48,8 @@ def is_public(item: dict[str, Any]) -> bool:
 
 def display_index(item: dict[str, Any]) -> int:
     raw = item.get("display-index")
+    if not isinstance(raw, int | str):
+        return 0
     try:
         return int(raw)
     except (TypeError, ValueError):
@@ -56,6 +58,8 @@ def display_index(item: dict[str, Any]) -> int:
 
 def put_code(item: dict[str, Any]) -> int | None:
     raw = item.get("put-code")
+    if not isinstance(raw, int | str):
+        return None
     try:
         return int(raw)
     except (TypeError, ValueError):

@@ -9,6 +9,7 @@ mapper has one input; a file that holds no importable record says why in `reject
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,12 +173,12 @@ class OrcidReader:
     the answer wrapped with the iD and file name the mapper may need (a /works answer names
     its iD only in the path; a member payload's section only in its file name)."""
 
-    def files(self, paths):  # type: ignore[no-untyped-def]
+    def files(self, paths: Sequence[str]) -> tuple[list[Path], list[str]]:
         from publications.importers.sources import files_with_suffixes
 
         return files_with_suffixes(paths, (".json", ".xml"))
 
-    def records(self, path: Path):  # type: ignore[no-untyped-def]
+    def records(self, path: Path) -> Iterator[bytes]:
         raw = path.read_bytes()
         if raw.lstrip().startswith(b"<"):
             yield orjson.dumps({"orcid": None, "name": path.name, "xml": True, "answer": None})

@@ -13,6 +13,7 @@ app_name = "claims"
 
 urlpatterns = [
     path("account/", views.account, name="account"),
+    path("account/time-zone/", views.account_time_zone, name="account-time-zone"),
     path("account/notifications/read/", views.notifications_read, name="notifications-read"),
     path("claims/<int:pk>/withdraw/", views.claim_withdraw, name="claim-withdraw"),
     path("claims/<int:pk>/vouch/", views.vouch, name="vouch"),

@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from bzpeer.errors import retry_after_header, service_error_as_message
+from bzpeer.users.forms import TimeZoneForm
+from bzpeer.users.services import user_time_zone_set
 from notifications.services import notifications_mark_read
 from publications.models import Work
 from researchers.models import Researcher
@@ -35,7 +37,30 @@ def _profile(researcher: Researcher) -> str:
 @require_safe
 def account(request: HttpRequest) -> HttpResponse:
     overview = selectors.account_overview(request.user)
-    return render(request, "claims/account.html", {"overview": overview})
+    time_zone_form = TimeZoneForm(initial={"time_zone": request.user.time_zone})
+    return render(
+        request, "claims/account.html", {"overview": overview, "time_zone_form": time_zone_form}
+    )
+
+
+@login_required
+@require_POST
+def account_time_zone(request: HttpRequest) -> HttpResponse:
+    """The account page's time zone form (the digests' 08:00). A name that is not in the list
+    shows the account page again with the form's message, answered 400."""
+    form = TimeZoneForm(request.POST)
+    if form.is_valid():
+        with service_error_as_message(request):
+            user_time_zone_set(user=request.user, time_zone=form.cleaned_data["time_zone"])
+            messages.success(request, f"Your time zone is now {request.user.time_zone}.")
+        return redirect("claims:account")
+    overview = selectors.account_overview(request.user)
+    return render(
+        request,
+        "claims/account.html",
+        {"overview": overview, "time_zone_form": form},
+        status=400,
+    )
 
 
 @login_required

@@ -9,9 +9,21 @@ from django.db.models import QuerySet
 from bzpeer.users.models import User
 
 from .errors import RecipientGone
-from .kinds import DAILY_DIGEST_SCOPE, DEFAULT_DELIVERY, Delivery, category_label
+from .kinds import (
+    DAILY_DIGEST_SCOPE,
+    DEFAULT_DELIVERY,
+    DEFAULT_DELIVERY_FOR_USER,
+    NOTIFYING_CATEGORIES,
+    Delivery,
+    category_label,
+)
 from .models import Notification, NotificationPreference
 from .tokens import unsubscribe_token_read
+
+
+def _default_delivery(user: User, category: str) -> str:
+    resolver = DEFAULT_DELIVERY_FOR_USER.get(category)
+    return resolver(user) if resolver is not None else DEFAULT_DELIVERY[category]
 
 
 def delivery_for(*, user: User, category: str) -> str:
@@ -21,17 +33,21 @@ def delivery_for(*, user: User, category: str) -> str:
         .values_list("delivery", flat=True)
         .first()
     )
-    return stored or DEFAULT_DELIVERY[category]
+    return stored or _default_delivery(user, category)
 
 
 def deliveries_for(user: User) -> dict[str, str]:
-    """Every category -> the user's delivery for it, defaults filled in (one query)."""
-    deliveries = dict(DEFAULT_DELIVERY)
-    for category, delivery in NotificationPreference.objects.filter(
-        user=user, category__in=list(DEFAULT_DELIVERY)
-    ).values_list("category", "delivery"):
-        deliveries[category] = delivery
-    return deliveries
+    """Every category -> the user's delivery for it, defaults filled in (one query, and one
+    more per category whose default depends on the user and who never chose it)."""
+    stored = dict(
+        NotificationPreference.objects.filter(
+            user=user, category__in=list(DEFAULT_DELIVERY)
+        ).values_list("category", "delivery")
+    )
+    return {
+        category: stored.get(category) or _default_delivery(user, category)
+        for category in DEFAULT_DELIVERY
+    }
 
 
 def notifications_for(user: User, *, limit: int = 50) -> list[Notification]:
@@ -72,7 +88,9 @@ def unsubscribe_target(token: str) -> UnsubscribeTarget:
         raise RecipientGone("This link belongs to an account that no longer exists.")
     deliveries = deliveries_for(user)
     if scope == DAILY_DIGEST_SCOPE:
-        already_off = Delivery.DAILY not in deliveries.values()
+        already_off = all(
+            deliveries[category] != Delivery.DAILY for category in NOTIFYING_CATEGORIES
+        )
     else:
         already_off = deliveries[scope] == Delivery.OFF
     return UnsubscribeTarget(

@@ -214,6 +214,13 @@ CLAIMS_VOUCHES_NEEDED = env.int("CLAIMS_VOUCHES_NEEDED", default=2)
 # level; counted from the invitations table (collaboration.services.quotas), not a cache.
 INVITATIONS_PER_DAY_L3 = env.int("INVITATIONS_PER_DAY_L3", default=10)
 INVITATIONS_PER_DAY_L4 = env.int("INVITATIONS_PER_DAY_L4", default=25)
+# The feed's email digests (feed.services.digests): users per chunk (one task each), and how long
+# a claimed chunk stays with the run that claimed it before the next run may take it over (the
+# claimer died part way). Longer than a chunk's task may run (its time limit, 5 minutes).
+FEED_DIGEST_CHUNK_SIZE = env.int("FEED_DIGEST_CHUNK_SIZE", default=500)
+FEED_DIGEST_LEASE_SECONDS = env.int("FEED_DIGEST_LEASE_SECONDS", default=15 * 60)
+if FEED_DIGEST_CHUNK_SIZE < 1 or FEED_DIGEST_LEASE_SECONDS < 1:
+    raise ImproperlyConfigured("FEED_DIGEST_CHUNK_SIZE and FEED_DIGEST_LEASE_SECONDS must be >= 1.")
 # Decision notifications go to the claimant in the app and by email (a Celery task).
 NOTIFICATIONS_EMAIL_ENABLED = env.bool("NOTIFICATIONS_EMAIL_ENABLED", default=True)
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
@@ -340,6 +347,18 @@ CELERY_BEAT_SCHEDULE = {
     "notifications-daily-digest": {
         "task": "notifications.tasks.notification_digests_queue",
         "schedule": crontab(hour=7, minute=0),
+    },
+    # The feed's email digests due this hour (08:00 in each user's time zone; weekly ones on
+    # Mondays): planned once per user and period, then sent by chunk tasks (feed.tasks).
+    "feed-digests-daily": {
+        "task": "feed.tasks.digests_send",
+        "schedule": crontab(minute=0),
+        "args": ("daily",),
+    },
+    "feed-digests-weekly": {
+        "task": "feed.tasks.digests_send",
+        "schedule": crontab(minute=0),
+        "args": ("weekly",),
     },
     # Pending invitations past their 30 days are marked expired (they count as expired anyway).
     "collaboration-invitations-expire": {

@@ -11,4 +11,4 @@ class UserAdmin(BaseUserAdmin):
     list_display = ("email", "username", "display_name", "is_staff", "date_joined")
     search_fields = ("email", "username", "display_name")
     list_filter = ("is_staff", "is_superuser", "is_active")
-    fieldsets = (*BaseUserAdmin.fieldsets, ("Profile", {"fields": ("display_name",)}))
+    fieldsets = (*BaseUserAdmin.fieldsets, ("Profile", {"fields": ("display_name", "time_zone")}))

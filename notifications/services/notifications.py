@@ -14,7 +14,7 @@ from bzpeer.users.models import User
 
 # The tasks module, not its names: it imports this module back (see notifications.tasks).
 from notifications import tasks
-from notifications.kinds import Delivery, NotificationCategory
+from notifications.kinds import NOTIFYING_CATEGORIES, Delivery
 from notifications.models import Notification
 from notifications.selectors import delivery_for
 
@@ -30,7 +30,7 @@ def notification_create(
     IMMEDIATELY queues a task once the transaction commits, DAILY leaves it for the daily
     digest, OFF sends nothing; with settings.NOTIFICATIONS_EMAIL_ENABLED off, nothing either.
     `url` is a site path ("/researchers/x/")."""
-    if category not in NotificationCategory.values:
+    if category not in NOTIFYING_CATEGORIES:
         raise ValueError(f"not a notification category: {category!r}")
     delivery = delivery_for(user=user, category=category) if can_email(user) else Delivery.OFF
     if delivery not in (Delivery.IMMEDIATELY, Delivery.DAILY):

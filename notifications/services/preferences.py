@@ -12,6 +12,7 @@ from bzpeer.users.models import User
 from notifications.kinds import (
     DAILY_DIGEST_SCOPE,
     DELIVERIES_BY_CATEGORY,
+    NOTIFYING_CATEGORIES,
     Delivery,
     category_label,
 )
@@ -83,10 +84,11 @@ def notifications_unsubscribe(*, token: str) -> Unsubscribed:
     target = unsubscribe_target(token)
     user, scope = target.user, target.scope
     if scope == DAILY_DIGEST_SCOPE:
+        # The notifications' daily digest only: the feed's digest (DIGEST), daily or not, is
+        # another email with an unsubscribe link of its own.
+        deliveries = deliveries_for(user)
         categories = [
-            category
-            for category, delivery in deliveries_for(user).items()
-            if delivery == Delivery.DAILY
+            category for category in NOTIFYING_CATEGORIES if deliveries[category] == Delivery.DAILY
         ]
         Notification.objects.filter(
             user=user, email_delivery=Delivery.DAILY, emailed_at__isnull=True

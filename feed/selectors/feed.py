@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from django.core import signing
@@ -42,11 +42,10 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from bzpeer.users.models import User
+from feed.models import InstitutionFollow, TopicFollow
 from publications.models import Topic, Work
 from publications.selectors import LISTED_AUTHORS
 from researchers.models import Institution, Researcher
-
-from .models import InstitutionFollow, TopicFollow
 
 PAGE_SIZE = 20
 # The header shows at most this many new items, then "50+": counting stops at one more.
@@ -130,7 +129,28 @@ watermark AS MATERIALIZED (
     ) AS read_through
 )"""
 
-_PAGE_SQL = f"""
+# The digest's filter on an authorship or work topic (alias a or wt): arrived after the previous
+# digest, and published in the last DIGEST_PUBLISHED_WITHIN_DAYS (a work known only by its year
+# counts as published on 31 December of it; one with neither is not announced), so a bulk
+# backfill of old papers, which arrive today, announces nothing. Checked per arrival in the
+# window (one work row by primary key each), so its cost is bounded by the window's arrivals.
+_IN_WINDOW = """
+          AND {alias}.work_created_at > %(after_at)s
+          AND EXISTS (
+              SELECT 1 FROM publications_work pw
+              WHERE pw.id = {alias}.work_id
+                AND coalesce(pw.publication_date,
+                             make_date(greatest(pw.publication_year, 1), 12, 31))
+                    >= %(published_since)s)"""
+
+
+def _page_sql(*, window: bool) -> str:
+    """The page statement; with `window`, only works that arrived after %(after_at)s and were
+    published on or after %(published_since)s count (the digest). The same filter at every step
+    keeps the floor of step 2 sound: it is the page-th newest of the works that count."""
+    in_window_a = _IN_WINDOW.format(alias="a") if window else ""
+    in_window_wt = _IN_WINDOW.format(alias="wt") if window else ""
+    return f"""
 WITH {_FOLLOWED},
 -- Step 1: each followed record's newest arrival below the cursor (one index probe each).
 newest AS MATERIALIZED (
@@ -138,7 +158,7 @@ newest AS MATERIALIZED (
     FROM followed_researchers f CROSS JOIN LATERAL (
         SELECT a.work_created_at, a.work_id FROM publications_authorship a
         WHERE a.researcher_id = f.id
-          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s)
+          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s){in_window_a}
         ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT 1
     ) m
     UNION ALL
@@ -146,7 +166,7 @@ newest AS MATERIALIZED (
     FROM followed_topics f CROSS JOIN LATERAL (
         SELECT wt.work_created_at, wt.work_id FROM publications_worktopic wt
         WHERE wt.topic_id = f.id
-          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s)
+          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s){in_window_wt}
         ORDER BY wt.work_created_at DESC, wt.work_id DESC LIMIT 1
     ) m
 ),
@@ -168,7 +188,7 @@ candidates AS (
         -- DISTINCT: one researcher can hold two places on a byline.
         SELECT DISTINCT a.work_created_at, a.work_id FROM publications_authorship a
         WHERE a.researcher_id = n.id
-          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s)
+          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s){in_window_a}
           AND (a.work_created_at, a.work_id) >= (b.at, b.id)
         ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT %(limit)s
     ) c
@@ -178,7 +198,7 @@ candidates AS (
     FROM newest n CROSS JOIN bound b CROSS JOIN LATERAL (
         SELECT wt.work_created_at, wt.work_id FROM publications_worktopic wt
         WHERE wt.topic_id = n.id
-          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s)
+          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s){in_window_wt}
           AND (wt.work_created_at, wt.work_id) >= (b.at, b.id)
         ORDER BY wt.work_created_at DESC, wt.work_id DESC LIMIT %(limit)s
     ) c
@@ -224,6 +244,10 @@ JOIN publications_work w ON w.id = p.work_id
 LEFT JOIN publications_source s ON s.id = w.source_id
 ORDER BY p.work_created_at DESC, p.work_id DESC
 """
+
+
+_PAGE_SQL = _page_sql(window=False)
+_WINDOW_SQL = _page_sql(window=True)
 
 _NEW_COUNT_SQL = f"""
 WITH {_FOLLOWED},
@@ -284,12 +308,7 @@ def feed_page(user: User, *, cursor: str | None = None, page_size: int = PAGE_SI
         db.execute(_PAGE_SQL, params)
         rows = db.fetchall()
     read_through = rows[0][-1] if rows else None
-    # Each row is the FeedItem fields but is_new, in order, then the watermark.
-    fields = [field.name for field in dataclasses.fields(FeedItem)][:-1]
-    items = [
-        FeedItem(**dict(zip(fields, row[:-1], strict=True)), is_new=row[0] > row[-1])
-        for row in rows
-    ]
+    items = _feed_items(rows)
     next_cursor = None
     if len(items) > page_size:
         items = items[:page_size]
@@ -299,6 +318,73 @@ def feed_page(user: User, *, cursor: str | None = None, page_size: int = PAGE_SI
         next_cursor=next_cursor,
         read_through=read_through or datetime.min.replace(tzinfo=UTC),
     )
+
+
+def _feed_items(rows: list[tuple[Any, ...]]) -> list[FeedItem]:
+    # Each row is the FeedItem fields but is_new, in order, then the watermark.
+    fields = [field.name for field in dataclasses.fields(FeedItem)][:-1]
+    return [
+        FeedItem(**dict(zip(fields, row[:-1], strict=True)), is_new=row[0] > row[-1])
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedWindow:
+    """The newest works of a window of the feed (`items`, newest first) and how many works the
+    window holds in all (`total`; more than len(items) when the window was cut)."""
+
+    items: list[FeedItem]
+    total: int
+
+
+# Every work of the window, counted once (two followed coauthors, or an author and a topic, make
+# one work), with the same follows (unmuted) and the same filter as the window's page.
+_WINDOW_COUNT_SQL = f"""
+WITH {_FOLLOWED}
+SELECT count(*) FROM (
+    SELECT a.work_id FROM followed_researchers f
+    JOIN publications_authorship a ON a.researcher_id = f.id
+    WHERE (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s){_IN_WINDOW.format(alias="a")}
+    UNION
+    SELECT wt.work_id FROM followed_topics f
+    JOIN publications_worktopic wt ON wt.topic_id = f.id
+    WHERE (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s){_IN_WINDOW.format(alias="wt")}
+) works
+"""
+
+
+def feed_window(
+    user: User,
+    *,
+    arrived_after: datetime,
+    arrived_until: datetime,
+    published_since: date,
+    limit: int,
+) -> FeedWindow:
+    """The user's feed cut to the works that arrived in (arrived_after, arrived_until] and were
+    published on or after `published_since`: the newest `limit` of them, each with its "because"
+    (the feed's own statement and rules: deduplicated, muted follows left out), and their total.
+
+    For the email digest. One query, and a count only when there are more than `limit`.
+    """
+    params: dict[str, Any] = {
+        "user_id": user.pk,
+        # Up to and including arrived_until: (arrival, id) below (arrived_until, the largest id).
+        "before_at": arrived_until,
+        "before_id": _TOP[1],
+        "after_at": arrived_after,
+        "published_since": published_since,
+        "limit": limit + 1,
+    }
+    with connection.cursor() as db:
+        db.execute(_WINDOW_SQL, params)
+        items = _feed_items(db.fetchall())
+        if len(items) <= limit:
+            return FeedWindow(items=items, total=len(items))
+        db.execute(_WINDOW_COUNT_SQL, params)
+        total = int(db.fetchone()[0])
+    return FeedWindow(items=items[:limit], total=total)
 
 
 def feed_new_count(user: User) -> int:

@@ -16,11 +16,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from bzpeer.users.models import User
+from feed.models import FeedState, InstitutionFollow, TopicFollow
 from publications.models import Topic
 from researchers import services as researcher_services
 from researchers.models import Institution, Researcher
-
-from .models import FeedState, InstitutionFollow, TopicFollow
 
 Followable = Researcher | Topic | Institution
 

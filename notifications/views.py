@@ -59,8 +59,12 @@ def preferences(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             with service_error_as_message(request) as refusal:
+                # Only what the user changed is stored: a category left at its default keeps
+                # following the default (the digest's moves from off to weekly with a first
+                # follow), rather than being pinned to what the page happened to show.
                 services.notification_preferences_set(
-                    user=request.user, deliveries=form.cleaned_data
+                    user=request.user,
+                    deliveries={name: form.cleaned_data[name] for name in form.changed_data},
                 )
                 messages.success(request, "Your email choices are saved.")
                 return redirect("notifications:preferences")

@@ -1,6 +1,10 @@
 """Collaboration's markup made in Python: the header's inbox link with its unread badge (one
 markup for both page shells, Django's base.html through a template tag and Jinja2's through a
-global, and for the polling endpoint), and a message's text with its links.
+global, and for the polling endpoint), a message's text with its links, and a time element.
+
+A conversation page shows 200 messages: what is done here per message is done once in
+Python with no template machinery (Django's urlize and date filter cost about half a
+millisecond a message between them; these a few microseconds).
 
 The badge is rendered for signed-in users only, on every page they see: one cheap query
 (selectors.unread_badge_count reads the user's participant rows through a partial index).
@@ -8,8 +12,12 @@ The badge is rendered for signed-in users only, on every page they see: one chea
 
 from __future__ import annotations
 
+import datetime
+import re
+from html import escape
+
 from django.template.loader import render_to_string
-from django.utils.html import urlize
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from bzpeer.users.models import User
@@ -27,9 +35,61 @@ def inbox_badge(user: User) -> SafeString:
     )
 
 
+# A web address: scheme or "www." up to whitespace, a quote or an angle bracket (none of which
+# may stand unescaped in an address); trailing punctuation is trimmed by _trim_address.
+_ADDRESS = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'`]+", re.IGNORECASE)
+_TRAILING = ".,:;!?*_~"
+_CLOSING = {")": "(", "]": "["}
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _trim_address(address: str) -> str:
+    """Without the punctuation that ends the sentence around it: "see https://x.org/a." or
+    "(https://x.org/a)" link https://x.org/a; a bracket the address opened itself stays."""
+    while address:
+        last = address[-1]
+        if last in _TRAILING:
+            address = address[:-1]
+        elif last in _CLOSING and address.count(last) > address.count(_CLOSING[last]):
+            address = address[:-1]
+        else:
+            break
+    return address
+
+
 def message_html(text: str) -> SafeString:
-    """Plain text (a message, an invitation's purpose) as markup: Django's urlize escapes the
-    text and links the addresses in it. Its rel="nofollow" gains noopener; the replacement
-    cannot touch the author's own text, where every quote is escaped by then."""
-    linked = urlize(text or "", nofollow=True, autoescape=True)
-    return mark_safe(linked.replace('rel="nofollow"', 'rel="nofollow noopener"'))  # noqa: S308
+    """Plain text (a message, an invitation's purpose) as markup: everything escaped, web
+    addresses (http://, https://, www.) made links that neither pass on ranking nor get a
+    handle on this page (rel="nofollow noopener"). The address is matched on the raw text
+    and each piece escaped on its own, so no escaped entity can end up inside a link."""
+    text = text or ""
+    pieces: list[str] = []
+    position = 0
+    for match in _ADDRESS.finditer(text):
+        address = _trim_address(match.group(0))
+        if "." not in address.split("//", 1)[-1]:
+            continue  # "http://" alone or "www." alone: not an address
+        start = match.start()
+        pieces.append(escape(text[position:start]))
+        href = address if "://" in address[:8] else "https://" + address
+        pieces.append(f'<a href="{escape(href)}" rel="nofollow noopener">{escape(address)}</a>')
+        position = start + len(address)
+    pieces.append(escape(text[position:]))
+    return mark_safe("".join(pieces))  # noqa: S308 - every piece of the text is escaped above
+
+
+def time_html(
+    moment: datetime.datetime | None, *, clock: bool = True, css_class: str = "muted"
+) -> SafeString:
+    """<time class="muted" datetime="ISO 8601">25 Nov 2026 21:46</time> in the active time
+    zone, as Django's date filter with "c" and "j M Y H:i" (or "j M Y" without the clock)
+    would write it."""
+    if moment is None:
+        return mark_safe("")  # noqa: S308 - empty
+    local = timezone.localtime(moment) if timezone.is_aware(moment) else moment
+    label = f"{local.day} {_MONTHS[local.month - 1]} {local.year}"
+    if clock:
+        label += f" {local:%H:%M}"
+    return mark_safe(  # noqa: S308 - digits, a month name, an ISO date and our own class
+        f'<time class="{escape(css_class)}" datetime="{local.isoformat()}">{label}</time>'
+    )

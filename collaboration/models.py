@@ -54,7 +54,9 @@ class WhoMayInvite(models.TextChoices):
     NOBODY = "nobody", "Nobody"
 
 
-def _user_fk(related_name: str) -> models.ForeignKey[User | None, User | None]:
+def _user_fk(
+    related_name: str, *, db_index: bool = True
+) -> models.ForeignKey[User | None, User | None]:
     # SET_NULL: deleting an account must not delete the other side's conversation.
     return models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -62,6 +64,7 @@ def _user_fk(related_name: str) -> models.ForeignKey[User | None, User | None]:
         blank=True,
         on_delete=models.SET_NULL,
         related_name=related_name,
+        db_index=db_index,
     )
 
 
@@ -113,8 +116,9 @@ class CollaborationSettings(models.Model):
 
 
 class Invitation(models.Model):
-    sender = _user_fk("invitations_sent")
-    recipient = _user_fk("invitations_received")
+    # No single-column indexes: the per-user indexes below start with these columns.
+    sender = _user_fk("invitations_sent", db_index=False)
+    recipient = _user_fk("invitations_received", db_index=False)
     # The records each side held when the invitation was sent (what the inbox shows).
     sender_researcher = _researcher_fk()
     recipient_researcher = _researcher_fk()
@@ -139,9 +143,24 @@ class Invitation(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
-            # The quota: invitations a sender sent in the last 24 hours.
-            models.Index(fields=["sender", "-created_at"], name="invitation_sender_idx"),
-            models.Index(fields=["recipient", "-created_at"], name="invitation_recipient_idx"),
+            # A user's invitations newest first, in the order the inbox and the API list them
+            # (a LIMIT reads only the rows shown), and the quota: those sent in 24 hours.
+            models.Index(fields=["sender", "-created_at", "-id"], name="invitation_sent_idx"),
+            models.Index(
+                fields=["recipient", "-created_at", "-id"], name="invitation_received_idx"
+            ),
+            # The pending ones alone, listed first: without these a user with thousands of
+            # answered invitations would have them all read to find the few pending.
+            models.Index(
+                fields=["sender", "-created_at", "-id"],
+                name="invitation_sent_pending_idx",
+                condition=Q(status="pending"),
+            ),
+            models.Index(
+                fields=["recipient", "-created_at", "-id"],
+                name="invitation_recv_pending_idx",
+                condition=Q(status="pending"),
+            ),
             models.Index(
                 fields=["expires_at"],
                 name="invitation_pending_expiry_idx",
@@ -189,8 +208,9 @@ class Conversation(models.Model):
 class ConversationParticipant(models.Model):
     """One side of a conversation: what that person has read, muted and been emailed."""
 
+    # Indexed by participant_once_per_conversation (conversation, user).
     conversation = models.ForeignKey(
-        Conversation, on_delete=models.CASCADE, related_name="participants"
+        Conversation, on_delete=models.CASCADE, related_name="participants", db_index=False
     )
     user = _user_fk("conversation_memberships")
     researcher = _researcher_fk()
@@ -231,8 +251,10 @@ class ConversationParticipant(models.Model):
 
 
 class Message(models.Model):
+    # Indexed by message_conversation_idx (conversation, -id) alone: a second index on the
+    # column let the planner read a whole conversation and sort it to show the last 200.
     conversation = models.ForeignKey(
-        Conversation, on_delete=models.CASCADE, related_name="messages"
+        Conversation, on_delete=models.CASCADE, related_name="messages", db_index=False
     )
     author = _user_fk("messages_written")
     body = models.TextField(max_length=MESSAGE_MAX_LENGTH)

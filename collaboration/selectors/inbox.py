@@ -124,8 +124,9 @@ def inbox_for(user: User, *, page: int = 1, per_page: int = 30) -> Inbox:
     return Inbox(
         conversations=conversations,
         has_next=has_next,
-        received=invitations_for(user, box="received"),
-        sent=invitations_for(user, box="sent"),
+        # The inbox lists no anchors (the invitation's own page does): no prefetch.
+        received=invitations_for(user, box="received", with_anchors=False),
+        sent=invitations_for(user, box="sent", with_anchors=False),
     )
 
 

@@ -248,16 +248,6 @@ def _generate(url: str, *, users: int, conversations: int, messages: int, big: i
             JOIN bench_people r ON r.user_id = CASE WHEN g <= %(pending)s THEN 1 ELSE g + 1 END""",
             params,
         )
-        # The user with the fewest conversations, to compare the inbox's query count with.
-        small_user = db.execute("""
-            SELECT user_id, count(*) FROM collaboration_conversationparticipant GROUP BY user_id
-            ORDER BY count(*), user_id LIMIT 1""").fetchone()
-        # User 1's conversation with the fewest messages, to compare with the 200-message one.
-        small_conversation = db.execute("""
-            SELECT p.conversation_id, count(m.id) FROM collaboration_conversationparticipant p
-            JOIN collaboration_message m ON m.conversation_id = p.conversation_id
-            WHERE p.user_id = 1 AND p.conversation_id > 1
-            GROUP BY p.conversation_id ORDER BY count(m.id), p.conversation_id LIMIT 1""").fetchone()
         db.commit()
         generated_seconds = time.monotonic() - started
     with psycopg.connect(url, autocommit=True) as db:
@@ -267,6 +257,24 @@ def _generate(url: str, *, users: int, conversations: int, messages: int, big: i
             " collaboration_message, collaboration_invitation"
         )
         db.execute("CHECKPOINT")
+    return {**_survey(url), "generated_seconds": round(generated_seconds, 1)}
+
+
+def _survey(url: str) -> dict:
+    """What the measurements need of the corpus in place: its counts, the user with the fewest
+    conversations and user 1's shortest conversation (to compare query counts with)."""
+    with psycopg.connect(url, autocommit=True) as db:
+        small_user = db.execute("""
+            SELECT user_id, count(*) FROM collaboration_conversationparticipant
+            WHERE user_id IS NOT NULL GROUP BY user_id
+            ORDER BY count(*), user_id LIMIT 1""").fetchone()
+        small_conversation = db.execute("""
+            SELECT p.conversation_id, count(m.id) FROM collaboration_conversationparticipant p
+            JOIN collaboration_message m ON m.conversation_id = p.conversation_id
+            WHERE p.user_id = 1 AND p.conversation_id > 1
+            GROUP BY p.conversation_id ORDER BY count(m.id), p.conversation_id LIMIT 1""").fetchone()
+        if small_user is None or small_conversation is None:
+            raise SystemExit("no corpus in this database: run without --skip-generate first")
         counts = {
             table: db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # noqa: S608
             for table in ("users_user", "collaboration_conversation", "collaboration_message",
@@ -280,7 +288,7 @@ def _generate(url: str, *, users: int, conversations: int, messages: int, big: i
         ).fetchone()[0]
     return {
         "counts": counts,
-        "generated_seconds": round(generated_seconds, 1),
+        "generated_seconds": None,
         "small_user": small_user[0],
         "small_user_conversations": small_user[1],
         "small_conversation": small_conversation[0],
@@ -375,14 +383,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big-user-conversations", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--redis-db", type=int, default=12)
+    parser.add_argument(
+        "--skip-generate",
+        action="store_true",
+        help="measure the corpus already in --database (migrated first), without rebuilding it",
+    )
     options = parser.parse_args(argv)
 
     url = _ensure_database(options.database, options.template)
-    say(f"generating {options.users:,} users, {options.conversations:,} conversations, "
-        f"{options.messages:,} messages ...")  # fmt: skip
-    corpus = _generate(url, users=options.users, conversations=options.conversations,
-                       messages=options.messages, big=options.big_user_conversations)  # fmt: skip
-    say(f"generated in {corpus['generated_seconds']} s: {corpus['counts']}")
+    if options.skip_generate:
+        corpus = _survey(url)
+        say(f"measuring the corpus in place: {corpus['counts']}")
+    else:
+        say(f"generating {options.users:,} users, {options.conversations:,} conversations, "
+            f"{options.messages:,} messages ...")  # fmt: skip
+        corpus = _generate(url, users=options.users, conversations=options.conversations,
+                           messages=options.messages, big=options.big_user_conversations)  # fmt: skip
+        say(f"generated in {corpus['generated_seconds']} s: {corpus['counts']}")
 
     static_root = Path(tempfile.mkdtemp(prefix="bzpeer-collab-bench-static-"))
     redis_url = f"redis://127.0.0.1:6379/{options.redis_db}"

@@ -3,14 +3,17 @@ a fixed number of queries whatever the counts, the badge is one query."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.http import Http404
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from collaboration import selectors, services
-from collaboration.models import WhoMayInvite
+from collaboration.models import Invitation, WhoMayInvite
 from tests.factories import ResearcherFactory
 
 from .factories import invite, others
@@ -134,6 +137,45 @@ def test_inbox_queries_are_the_same_for_1_and_50_conversations(alice, bob, setti
     fifty = queries(lambda: selectors.inbox_for(alice, per_page=60))
     assert len(selectors.inbox_for(alice, per_page=60).conversations) == 50
     assert one == fifty
+
+
+def test_the_invitation_lists_show_the_pending_first_then_the_newest_others(alice, settings):
+    settings.INVITATIONS_PER_DAY_L3 = 100
+    people = others(6)
+    now = timezone.now()
+    pending_old = invite(alice, people[0])
+    Invitation.objects.filter(pk=pending_old.pk).update(created_at=now - timedelta(days=20))
+    answered = []
+    for number, person in enumerate(people[1:5]):
+        sent = invite(alice, person)
+        services.invitation_decline(user=person, invitation_id=sent.pk)
+        Invitation.objects.filter(pk=sent.pk).update(created_at=now - timedelta(hours=number))
+        answered.append(sent.pk)
+    lapsed = invite(alice, people[5])
+    Invitation.objects.filter(pk=lapsed.pk).update(expires_at=now - timedelta(minutes=1))
+
+    shown = selectors.invitations_for(alice, box="sent", limit=4)
+
+    # The pending one first though it is the oldest; a lapsed one counts among the others.
+    assert [(i.id, i.status) for i in shown] == [
+        (pending_old.pk, "pending"),
+        (lapsed.pk, "expired"),
+        (answered[0], "declined"),
+        (answered[1], "declined"),
+    ]
+    assert selectors.invitations_for(people[0], box="received")[0].id == pending_old.pk
+
+
+def test_the_invitation_lists_run_one_query_whatever_the_number(alice, settings):
+    settings.INVITATIONS_PER_DAY_L3 = 100
+    people = others(12)
+    invite(alice, people[0])
+    one = queries(lambda: selectors.invitations_for(alice, box="sent", with_anchors=False))
+    for person in people[1:]:
+        services.invitation_accept(user=person, invitation_id=invite(alice, person).pk)
+    many = queries(lambda: selectors.invitations_for(alice, box="sent", with_anchors=False))
+    assert one == many == 1
+    assert len(selectors.invitations_for(alice, box="sent", limit=5)) == 5
 
 
 def test_conversation_queries_are_the_same_for_1_and_50_messages(alice, bob, conversation):

@@ -49,6 +49,7 @@ def test_a_hostile_message_is_escaped_and_its_links_made_clickable(alice, bob_cl
     assert "<script>alert" not in page and "<img src=x" not in page
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
     assert '<a href="https://example.org/paper?x=1&amp;y=2" rel="nofollow noopener">' in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
 def test_only_the_authors_own_messages_have_a_delete_button(alice, bob, alice_client, conversation):
@@ -59,7 +60,35 @@ def test_only_the_authors_own_messages_have_a_delete_button(alice, bob, alice_cl
 
     assert reverse("collaboration:message-delete", args=[mine.pk]) in page
     assert reverse("collaboration:message-delete", args=[theirs.pk]) not in page
-    assert reverse("collaboration:message-report", args=[theirs.pk]) in page
+    assert f'href="?report={theirs.pk}#m{theirs.pk}"' in page
+    assert f"?report={mine.pk}#" not in page
+
+
+def test_the_page_has_one_form_for_its_messages_whatever_their_number(
+    alice, bob, alice_client, conversation
+):
+    _messages(conversation, alice, bob, 40)
+
+    page = alice_client.get(_url(conversation)).content.decode()
+
+    # The header's search and log-out, mute, block, the actions form and send: none per message.
+    assert page.count("<form") == 6
+    assert page.count('form="message-actions"') == 20
+    assert page.count('name="csrfmiddlewaretoken"') == 5
+
+
+def test_the_report_link_opens_the_one_report_form_under_its_message(
+    alice, bob, alice_client, conversation
+):
+    theirs = services.message_send(author=bob, conversation_id=conversation.pk, body="Theirs")
+    other = services.message_send(author=bob, conversation_id=conversation.pk, body="Other")
+
+    page = alice_client.get(_url(conversation), {"report": theirs.pk}).content.decode()
+
+    assert page.count('name="reason"') == 1
+    form = page[page.index(f'id="m{theirs.pk}"') : page.index(f'id="m{other.pk}"')]
+    assert reverse("collaboration:message-report", args=[theirs.pk]) in form
+    assert alice_client.get(_url(conversation), {"report": "x"}).status_code == 200
 
 
 def test_deleting_a_message_shows_it_as_deleted(alice, alice_client, bob_client, conversation):

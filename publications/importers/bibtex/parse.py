@@ -24,6 +24,30 @@ MONTHS = {
         start=1,
     )
 }
+# A child entry inherits its parent's fields (crossref), but not what identifies or describes
+# the parent alone: a paper given its proceedings' DOI would become that volume.
+NOT_INHERITED = frozenset(
+    (
+        "doi",
+        "url",
+        "urldate",
+        "eprint",
+        "eprinttype",
+        "eprintclass",
+        "archiveprefix",
+        "primaryclass",
+        "isbn",
+        "pmid",
+        "pmcid",
+        "ids",
+        "biburl",
+        "bibsource",
+        "timestamp",
+        "abstract",
+        "crossref",
+        "xref",
+    )
+)
 _LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 _SPACES = re.compile(r"\s+")
 
@@ -129,7 +153,13 @@ def parse_bibtex(text: str) -> BibFile:
     for string in library.strings:
         strings[string.key.lower()] = resolve_value(str(string.value), strings, [])
     result = BibFile()
+    # (entry, warning) pairs: the entries of the library and those recovered from failed blocks.
+    readable: list[tuple[model.Entry, str]] = [(entry, "") for entry in library.entries]
     for block in library.failed_blocks:
+        recovered = _recoverable_entry(block)
+        if recovered is not None:
+            readable.append(recovered)
+            continue
         reason = getattr(block, "error", None) or type(block).__name__
         if isinstance(block, model.DuplicateBlockKeyBlock):
             reason = f"duplicate key {block.key!r}: the first entry with this key was kept"
@@ -141,19 +171,22 @@ def parse_bibtex(text: str) -> BibFile:
             )
         )
     raw_entries: list[BibEntry] = []
-    for parsed in library.entries:
-        warnings: list[str] = []
+    for parsed, warning in readable:
+        warnings: list[str] = [warning] if warning else []
         fields: dict[str, str] = {}
         for fld in parsed.fields:
             name = fld.key.lower()
             if name not in fields:
                 fields[name] = resolve_value(str(fld.value), strings, warnings)
+        line = _line_number(parsed.start_line)
         raw_entries.append(
             BibEntry(
-                parsed.key,
+                # Mendeley writes "@article{," for an entry it gave no key: it still is an
+                # entry, named by its line so that it is the same record on every import.
+                parsed.key.strip() or f"line-{line}",
                 parsed.entry_type.lower(),
                 fields,
-                _line_number(parsed.start_line),
+                line,
                 tuple(warnings),
             )
         )
@@ -162,7 +195,9 @@ def parse_bibtex(text: str) -> BibFile:
         parent_key = entry.fields.get("crossref", "").strip().lower()
         parent = by_key.get(parent_key)
         if parent is not None:
-            merged = dict(parent.fields)
+            merged = {
+                name: value for name, value in parent.fields.items() if name not in NOT_INHERITED
+            }
             if "title" in parent.fields and "booktitle" not in entry.fields:
                 merged["booktitle"] = parent.fields["title"]
             merged.pop("title", None) if "title" not in entry.fields else None
@@ -178,6 +213,20 @@ def parse_bibtex(text: str) -> BibFile:
             )
         result.entries.append(entry)
     return result
+
+
+def _recoverable_entry(block: model.Block) -> tuple[model.Entry, str] | None:
+    """The entry inside a failed block that is still a whole entry: one with a field given
+    twice (the first value is kept, as BibTeX does) or one of several without a key."""
+    entry = getattr(block, "ignore_error_block", None)
+    if not isinstance(entry, model.Entry):
+        return None
+    if isinstance(block, model.DuplicateFieldKeyBlock):
+        names = ", ".join(sorted(block.duplicate_keys))
+        return entry, f"field {names} given twice: the first value was kept"
+    if isinstance(block, model.DuplicateBlockKeyBlock) and not block.key.strip():
+        return entry, ""
+    return None
 
 
 def _line_number(start_line: int | None) -> int:

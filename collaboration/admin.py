@@ -2,7 +2,9 @@
 
 Staff read reported items and nothing else: the report queue shows the reported message's or
 invitation's text and its author, never the rest of the conversation, and no admin is
-registered for Message, Conversation or Invitation. Decisions are admin actions that call
+registered for Message, Conversation or Invitation. The text is the copy the report took when
+it was filed, so an author deleting the message (or their account) afterwards cannot take it
+out of the queue. Decisions are admin actions that call
 collaboration.services, which write the append-only audit log.
 """
 
@@ -53,7 +55,8 @@ class CollaborationReportAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     decided_by_actions = True
     fields = (
         "item",
-        "reported_text",
+        "text_reported",
+        "author_when_reported",
         "reported",
         "reported_item_state",
         "reporter_label",
@@ -82,13 +85,13 @@ class CollaborationReportAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             return f"Invitation #{report.invitation_id}"
         return "(gone)"
 
-    @admin.display(description="Text reported")
-    def reported_text(self, report: CollaborationReport) -> str:
-        if report.message is not None:
-            return report.message.body or "(erased by its author)"
-        if report.invitation is not None:
-            return report.invitation.purpose or "(erased: the sender deleted their account)"
-        return EMPTY
+    @admin.display(description="Text reported (as it was when reported)")
+    def text_reported(self, report: CollaborationReport) -> str:
+        return report.reported_text or EMPTY
+
+    @admin.display(description="Written by (when reported)")
+    def author_when_reported(self, report: CollaborationReport) -> str:
+        return report.reported_author_label or EMPTY
 
     @admin.display(description="State of the item")
     def reported_item_state(self, report: CollaborationReport) -> str:
@@ -96,7 +99,7 @@ class CollaborationReportAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             if report.message.hidden_at:
                 return f"Hidden on {report.message.hidden_at:%Y-%m-%d %H:%M}"
             if report.message.deleted_at:
-                return "Deleted by its author"
+                return f"Deleted by its author on {report.message.deleted_at:%Y-%m-%d %H:%M}"
             return "Visible"
         if report.invitation is not None:
             return report.invitation.get_status_display()

@@ -307,7 +307,12 @@ class ReportStatus(models.TextChoices):
 
 
 class CollaborationReport(models.Model):
-    """A report of one message or one invitation; staff see the reported item and nothing else."""
+    """A report of one message or one invitation; staff see the reported item and nothing else.
+
+    What was reported is copied onto the report when it is filed (reported_text,
+    reported_author_label): the author may delete the message or their account afterwards,
+    which erases the message itself, and staff must still read what they are asked to judge.
+    """
 
     reporter = _user_fk("collaboration_reports_filed")
     # Whom the report is about (the message's author or the invitation's sender).
@@ -319,6 +324,10 @@ class CollaborationReport(models.Model):
         Invitation, null=True, blank=True, on_delete=models.SET_NULL, related_name="reports"
     )
     reason = models.TextField(max_length=2_000)
+    # The message's body or the invitation's purpose as it was when reported.
+    reported_text = models.TextField(max_length=MESSAGE_MAX_LENGTH, blank=True)
+    # Who wrote it, as they appeared then: "Alice Liddell (user #12)".
+    reported_author_label = models.CharField(max_length=300, blank=True)
     status = models.CharField(max_length=10, choices=ReportStatus.choices, default="open")
     created_at = models.DateTimeField(default=timezone.now)
     handled_by = _user_fk("+")

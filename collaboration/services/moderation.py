@@ -19,10 +19,12 @@ from claims.models import ModerationAction
 from claims.services import audit
 from collaboration.models import (
     CollaborationReport,
+    ConversationParticipant,
     Invitation,
     Message,
     ReportStatus,
 )
+from collaboration.selectors import DELETED_NAME
 
 from .flags import user_flag_if_needed
 from .quotas import settings_lock
@@ -30,6 +32,13 @@ from .quotas import settings_lock
 logger = logging.getLogger(__name__)
 
 REASON_MAX_LENGTH = 2_000
+
+
+def _author_label(name: str | None, user_id: int | None) -> str:
+    """The author as the report keeps them: the name they wrote under and their account."""
+    if user_id is None:
+        return DELETED_NAME
+    return f"{name or 'A researcher'} (user #{user_id})"
 
 
 def _reason_clean(reason: str) -> str:
@@ -51,7 +60,8 @@ def report_create(
 ) -> CollaborationReport:
     """Report a message (its conversation's other participant) or an invitation (its
     recipient). Items the reporter cannot see are a 404; a second report of the same item by
-    the same person is a 409."""
+    the same person is a 409. The report keeps a copy of the reported text and of its
+    author's name: deleting the message or the account later erases the item, not this."""
     if (message_id is None) == (invitation_id is None):
         raise InvalidRequest("Report either a message or an invitation.")
     reason = _reason_clean(reason)
@@ -67,17 +77,30 @@ def report_create(
             raise Forbidden("You cannot report your own message.")
         reported_user_id = message.author_id
         item = "message"
+        reported_text = message.body
+        author_name = (
+            ConversationParticipant.objects.filter(
+                conversation_id=message.conversation_id, user_id=message.author_id
+            )
+            .values_list("researcher__display_name", flat=True)
+            .first()
+        )
     else:
         assert invitation_id is not None
-        invitation = Invitation.objects.filter(
-            Q(sender=reporter) | Q(recipient=reporter), pk=invitation_id
-        ).first()
+        invitation = (
+            Invitation.objects.filter(Q(sender=reporter) | Q(recipient=reporter), pk=invitation_id)
+            .select_related("sender_researcher")
+            .first()
+        )
         if invitation is None:
             raise Http404("No such invitation.")
         if invitation.recipient_id != reporter.pk:
             raise Forbidden("Only the person invited can report an invitation.")
         reported_user_id = invitation.sender_id
         item = "invitation"
+        reported_text = invitation.purpose
+        record = invitation.sender_researcher
+        author_name = record.display_name if record is not None else None
     try:
         with transaction.atomic():
             report = CollaborationReport.objects.create(
@@ -86,6 +109,8 @@ def report_create(
                 message=message,
                 invitation=invitation,
                 reason=reason,
+                reported_text=reported_text,
+                reported_author_label=_author_label(author_name, reported_user_id),
             )
     except IntegrityError as error:
         raise Conflict(f"You have already reported this {item}.") from error

@@ -55,6 +55,48 @@ def test_staff_see_a_reported_invitations_purpose(moderator_client, bob, invitat
     assert invitation.purpose in page
 
 
+def test_the_report_keeps_the_reported_text_and_its_author_as_they_were(reported):
+    assert reported.reported_text == "BUY PILLS"
+    assert reported.reported_author_label == f"Alice Liddell (user #{reported.reported_user_id})"
+
+
+def test_staff_still_read_a_reported_message_its_author_deleted_and_nothing_else(
+    moderator_client, reported, alice
+):
+    services.message_delete(user=alice, message_id=reported.message_id)
+
+    message = Message.objects.get(pk=reported.message_id)
+    assert message.body == "" and message.deleted_at is not None  # the message is erased
+    page = moderator_client.get(f"{QUEUE}{reported.pk}/change/").content.decode()
+    assert "BUY PILLS" in page and "Deleted by its author on" in page
+    assert "Private hello" not in page and "Bob&#x27;s own words" not in page
+
+
+def test_staff_still_read_a_report_whose_author_deleted_their_account(
+    moderator_client, reported, alice
+):
+    alice_id = alice.pk
+    services.account_delete(user=alice)
+
+    assert Message.objects.get(pk=reported.message_id).body == ""
+    page = moderator_client.get(f"{QUEUE}{reported.pk}/change/").content.decode()
+    assert "BUY PILLS" in page and f"Alice Liddell (user #{alice_id})" in page
+    assert "Private hello" not in page and "Bob&#x27;s own words" not in page
+
+
+def test_a_reported_invitation_keeps_its_purpose_after_the_sender_leaves(
+    moderator_client, alice, bob, invitation
+):
+    purpose, alice_id = invitation.purpose, alice.pk
+    report = services.report_create(reporter=bob, reason="Unwanted", invitation_id=invitation.pk)
+
+    services.account_delete(user=alice)
+
+    assert Invitation.objects.get(pk=invitation.pk).purpose == ""
+    page = moderator_client.get(f"{QUEUE}{report.pk}/change/").content.decode()
+    assert purpose in page and f"Alice Liddell (user #{alice_id})" in page
+
+
 def test_the_queue_lists_open_reports_first_oldest_first(moderator, moderator_client, alice, bob):
     from .factories import others
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .markup import inbox_badge, message_html, time_html
+from .markup import inbox_badge, message_html, object_url, time_html
 from .models import PURPOSE_MAX_LENGTH, PURPOSE_MIN_LENGTH, InvitationKind
 from .selectors import collaboration_panel_for
 
@@ -14,6 +14,7 @@ JINJA_GLOBALS: dict[str, Any] = {
     "collaboration_panel_for": collaboration_panel_for,
     "inbox_badge": inbox_badge,
     "message_html": message_html,
+    "object_url": object_url,
     "time_html": time_html,
     "collaboration_invitation_kinds": InvitationKind.choices,
     "collaboration_purpose_limits": {"min": PURPOSE_MIN_LENGTH, "max": PURPOSE_MAX_LENGTH},

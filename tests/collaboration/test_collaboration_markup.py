@@ -1,6 +1,6 @@
 """A message's text as markup (collaboration.markup.message_html): everything escaped, web
 addresses linked with rel="nofollow noopener", sentence punctuation left outside the link;
-and the time element the conversation and the inbox show."""
+the time element the conversation and the inbox show; object_url, reverse() without its cost."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import datetime
 import zoneinfo
 
 import pytest
+from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
-from collaboration.markup import message_html, time_html
+from collaboration.markup import message_html, object_url, time_html
 
 
 def _link(href: str, text: str | None = None) -> str:
@@ -76,3 +77,24 @@ def test_the_time_element_is_in_the_active_time_zone():
     with timezone.override(datetime.UTC):
         assert time_html(moment, clock=False).endswith(">4 Mar 2026</time>")
     assert time_html(None) == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("collaboration:message-delete", 7),
+        ("collaboration:conversation", 123456),
+        ("researcher-profile", "ada-lovelace-1"),
+    ],
+)
+def test_object_url_is_what_reverse_says(name, key):
+    assert object_url(name, key) == reverse(name, args=[key])
+
+
+def test_object_url_follows_the_script_prefix():
+    try:
+        set_script_prefix("/mounted/")
+        assert object_url("collaboration:conversation", 5) == "/mounted/inbox/conversations/5/"
+    finally:
+        set_script_prefix("/")
+    assert object_url("collaboration:conversation", 5) == "/inbox/conversations/5/"

@@ -34,11 +34,13 @@ def _queue_drain() -> None:
         coauthor_edges_drain.apply_async(queue=settings.GRAPH_QUEUE)
 
 
-def coauthor_edges_record_batch(*, work_openalex_ids: Collection[str]) -> None:
+def coauthor_edges_record_batch(
+    *, work_openalex_ids: Collection[str] = (), work_ids: Collection[int] = ()
+) -> None:
     """In an import batch's transaction, after it wrote these works: record the bylines that
     changed (graph.services.coauthor_bylines_before must have run before the writes) and,
     once the batch commits, queue a drain (one for many batches)."""
-    if services.coauthor_bylines_record(work_openalex_ids=work_openalex_ids):
+    if services.coauthor_bylines_record(work_openalex_ids=work_openalex_ids, work_ids=work_ids):
         transaction.on_commit(_queue_drain, robust=True)
 
 

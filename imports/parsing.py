@@ -12,9 +12,9 @@ from typing import Any
 
 import orjson
 
-from publications.importers import writer
+from publications.importers import sources, writer
 from publications.importers.openalex import mapper
-from publications.importers.records import MappingError
+from publications.importers.records import CvEntryRecord, MappingError
 from publications.importers.validation import record_checked
 from publications.models import ImportIssue
 
@@ -32,15 +32,28 @@ class EntityHandler:
 
 ENTITY_HANDLERS: dict[str, EntityHandler] = {
     "works": EntityHandler(
-        mapper.map_work, writer.write_works, lambda r: r.openalex_id, writer.prepare_works
+        mapper.map_work, writer.write_works, writer.work_key, writer.prepare_works
     ),
-    "authors": EntityHandler(mapper.map_author, writer.write_researchers, lambda r: r.openalex_id),
+    # ORCID's researchers have no OpenAlex id: their iD is their key.
+    "authors": EntityHandler(
+        mapper.map_author, writer.write_researchers, lambda r: r.openalex_id or f"orcid:{r.orcid}"
+    ),
     "institutions": EntityHandler(
         mapper.map_institution, writer.write_institutions, lambda r: r.openalex_id
     ),
     "sources": EntityHandler(mapper.map_source, writer.write_sources, lambda r: r.openalex_id),
     "topics": EntityHandler(mapper.map_topic, writer.write_topics, lambda r: r[0].external_id),
+    # ORCID's CV entries, written by the ORCID package's writer (sources.EXTRA_RECORD_KINDS).
+    "cv_entries": EntityHandler(
+        lambda obj: obj,
+        lambda cursor, records: _cv_writer()(cursor, records),
+        lambda r: f"{r.origin}:{r.origin_id}",
+    ),
 }
+
+
+def _cv_writer() -> Callable[..., writer.WriteResult]:
+    return sources.load(sources.EXTRA_RECORD_KINDS[CvEntryRecord][1])
 
 
 @dataclass
@@ -152,4 +165,4 @@ def parse_batch(
 
 
 # Entity order matters: works reference the others, which are then already there in full.
-WRITE_ORDER = ("topics", "sources", "institutions", "authors", "works")
+WRITE_ORDER = ("topics", "sources", "institutions", "authors", "cv_entries", "works")

@@ -39,6 +39,16 @@ def import_query(run_id: int, query: str) -> None:
         raise
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=6 * 60 * 60)
+def import_fetch(run_id: int, source: str, option: str, values: list[str]) -> None:
+    """Records fetched from a source's API (rate-limited clients: hours for a large query)."""
+    try:
+        services.import_fetch_process(run_id=run_id, source=source, option=option, values=values)
+    except Exception as exc:
+        services.import_run_fail(run_id=run_id, error=repr(exc))
+        raise
+
+
 # Longer than any batch takes, so a slow but healthy run is never sent out twice; a chunk sent
 # twice would still count once (the chunk's compare-and-set), it would only cost work.
 STALLED_AFTER = timedelta(minutes=30)

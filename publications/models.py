@@ -4,6 +4,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models.functions import Now
 
 
 class WorkType(models.TextChoices):
@@ -27,6 +28,9 @@ class Source(models.Model):
     abbreviated_name = models.CharField(max_length=200, blank=True)
     type = models.CharField(max_length=50, blank=True)
     homepage = models.URLField(max_length=500, blank=True)
+    # A venue named by a source without OpenAlex ids (Crossref, BibTeX...): 'issn:NNNN-NNNN' or
+    # 'name:<normalised name>', so every batch finds the same row (the writer's ON CONFLICT).
+    venue_key = models.CharField(max_length=300, unique=True, null=True, blank=True)
     content_hash = models.CharField(max_length=32, blank=True, editable=False)
     source_updated_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -84,6 +88,9 @@ class Work(models.Model):
     type = models.CharField(max_length=40, default=WorkType.ARTICLE)
     publication_date = models.DateField(null=True, blank=True)
     publication_year = models.PositiveSmallIntegerField(null=True, blank=True)
+    # 'year', 'month' or 'day': how much of publication_date the sources know ('' = a full
+    # date, as OpenAlex gives). A month-precise date is stored as its first day.
+    publication_date_precision = models.CharField(max_length=5, blank=True, db_default="")
     source = models.ForeignKey(
         Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="works"
     )
@@ -93,6 +100,13 @@ class Work(models.Model):
     code_url = models.URLField(max_length=1000, blank=True)
     language = models.CharField(max_length=10, blank=True)
     authors_count = models.PositiveIntegerField(default=0)
+    # arXiv's journal reference (free text), when the work has an arXiv version.
+    journal_ref = models.TextField(blank=True, db_default="")
+    # Normalised title + year + first author's family name: how a record with neither DOI nor
+    # arXiv id finds its work (publications.importers.writer.identity.title_key).
+    title_key = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001 - no key, no match
+    # The source whose byline the work shows (publications.importers.writer.merge).
+    byline_origin = models.CharField(max_length=20, blank=True, db_default="openalex")
     # Computed by PostgreSQL from title and abstract, so bulk COPY loads keep it right too.
     search_vector = models.GeneratedField(
         expression=SearchVector("title", weight="A", config="english")
@@ -115,6 +129,7 @@ class Work(models.Model):
                 models.F("id").desc(),
                 name="work_newest_idx",
             ),
+            models.Index(fields=["title_key"], name="work_title_key_idx"),
         ]
 
     def __str__(self) -> str:
@@ -142,6 +157,10 @@ class Authorship(models.Model):
     is_corresponding = models.BooleanField(default=False)
     # Institution ids as listed on the byline; kept as an array so imports stay one COPY per batch.
     institution_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    # Affiliations as the source wrote them, for sources without institution ids (arXiv...).
+    affiliation_names = ArrayField(
+        models.CharField(max_length=500), default=list, blank=True, db_default=[]
+    )
     # The work's arrival (Work.created_at), copied here so the feed reads a followed researcher's
     # newest arrivals from one index without visiting works (feed.selectors). The writer COPYs
     # it; any other insert leaves it empty and a trigger fills it from the work, and a trigger
@@ -176,6 +195,8 @@ class WorkTopic(models.Model):
         Topic, on_delete=models.CASCADE, related_name="work_topics", db_index=False
     )
     score = models.FloatField(default=1.0)
+    # The source that tagged the work: re-importing one source replaces only its own topics.
+    origin = models.CharField(max_length=20, db_default="openalex")
     # The work's arrival, as on Authorship (the feed of followed topics).
     work_created_at = models.DateTimeField(editable=False)
 
@@ -197,6 +218,85 @@ class WorkTopic(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic_id} on {self.work_id} ({self.score:.2f})"
+
+
+class WorkSource(models.Model):
+    """What one source record says about a work, kept with its origin (issue 15).
+
+    The work shows, field by field, the value of the first source in the precedence of
+    publications.importers.writer.merge; the others stay here, so re-importing one source never
+    erases what another contributed. content_hash makes an unchanged re-import cost nothing."""
+
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="sources")
+    origin = models.CharField(max_length=20)
+    # The source's own id of the record: a W id, a DOI, an arXiv id, '<ORCID iD>:<put-code>'...
+    origin_id = models.CharField(max_length=400)
+    fields = models.JSONField(default=dict)
+    content_hash = models.CharField(max_length=32)
+    source_updated_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_default=Now())
+    updated_at = models.DateTimeField(auto_now=True, db_default=Now())
+
+    class Meta:
+        ordering = ["work", "origin"]
+        constraints = [
+            models.UniqueConstraint(fields=["origin", "origin_id"], name="work_source_unique")
+        ]
+        indexes = [models.Index(fields=["work"], name="work_source_work_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.origin}:{self.origin_id} -> {self.work_id}"
+
+
+class WorkVersion(models.Model):
+    """A version of a work: its preprint (arXiv, with its first and latest revision) and its
+    published version (the publisher's DOI). One work, counted once, whatever its versions."""
+
+    class Kind(models.TextChoices):
+        PREPRINT = "preprint"
+        PUBLISHED = "published"
+
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="versions")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    # The arXiv id (no revision) or the DOI.
+    identifier = models.CharField(max_length=300)
+    first_label = models.CharField(max_length=10, blank=True)
+    latest_label = models.CharField(max_length=10, blank=True)
+    first_date = models.DateField(null=True, blank=True)
+    latest_date = models.DateField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["work", "kind"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["work", "kind", "identifier"], name="work_version_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.identifier}"
+
+
+class NameOnlyAuthor(models.Model):
+    """The L0 researcher made for a name without identifiers on one source record, so that
+    re-importing the record finds them again instead of making another (writer/authors.py)."""
+
+    origin = models.CharField(max_length=20)
+    origin_id = models.CharField(max_length=400)
+    name_key = models.CharField(max_length=500)
+    researcher = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["origin", "origin_id", "name_key"], name="name_only_author_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name_key} on {self.origin}:{self.origin_id}"
 
 
 class ImportRun(models.Model):

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
 from django.db.models import F, Prefetch, QuerySet
 
+from bzpeer.db import read_connection
 from researchers.models import Researcher
 
 from .models import Authorship, Work, WorkTopic
@@ -202,7 +202,7 @@ class WorkListing:
 
     def count(self) -> int:
         if self._total is None:
-            with connection.cursor() as cursor:
+            with read_connection().cursor() as cursor:
                 cursor.execute(_LISTING_COUNT_SQL.format(where=self._where), self._params)
                 self._total = cursor.fetchone()[0]
         return self._total
@@ -216,7 +216,7 @@ class WorkListing:
         offset = rows.start or 0
         limit = max(0, rows.stop - offset) if rows.stop is not None else None
         sql = _LISTING_PAGE_SQL.format(where=self._where, order=self._order)
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(sql, {**self._params, "limit": limit, "offset": offset})
             return [ListedWork(*row) for row in cursor.fetchall()]
 
@@ -254,7 +254,7 @@ SELECT
 
 def work_facets_for_researcher(researcher_id: int) -> WorkFacets:
     """The researcher's works' facets, in one statement whatever the number of works."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(_RESEARCHER_FACETS_SQL, {"id": researcher_id})
         total, years, types, topics = cursor.fetchone()
     return WorkFacets(

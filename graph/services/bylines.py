@@ -17,21 +17,23 @@ SELECT w.id AS work_id,
                 FILTER (WHERE au.researcher_id IS NOT NULL), '{}') AS researcher_ids,
        w.authors_count, w.publication_year
 FROM publications_work w LEFT JOIN publications_authorship au ON au.work_id = w.id
-WHERE w.openalex_id = ANY(%(ids)s)
+WHERE w.openalex_id = ANY(%(ids)s) OR w.id = ANY(%(work_ids)s)
 GROUP BY w.id
 """
 
 
-def coauthor_bylines_before(*, work_openalex_ids: Collection[str]) -> None:
-    """Keep the current bylines of these works (those about to be written) in a temporary
-    table of the caller's transaction, for coauthor_bylines_record. Call it before writing."""
-    if not work_openalex_ids:
-        return
+def coauthor_bylines_before(
+    *, work_openalex_ids: Collection[str] = (), work_ids: Collection[int] = ()
+) -> None:
+    """Keep the current bylines of these works (those about to be written, by OpenAlex id or by
+    row id) in a temporary table of the caller's transaction, for coauthor_bylines_record.
+    Call it before writing, with the same works coauthor_bylines_record will get (works
+    created by the write are not in the table yet: none given, the table is created empty)."""
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS pg_temp.graph_bylines_before")
         cursor.execute(
             f"CREATE TEMP TABLE graph_bylines_before ON COMMIT DROP AS {_BYLINES_OF_WORKS}",
-            {"ids": list(work_openalex_ids)},
+            {"ids": list(work_openalex_ids), "work_ids": list(work_ids)},
         )
 
 
@@ -54,14 +56,18 @@ WHERE cardinality(researcher_ids) >= 2 AND authors_count BETWEEN 2 AND {MAX_AUTH
 """
 
 
-def coauthor_bylines_record(*, work_openalex_ids: Collection[str]) -> int:
+def coauthor_bylines_record(
+    *, work_openalex_ids: Collection[str] = (), work_ids: Collection[int] = ()
+) -> int:
     """After writing: record, in the caller's transaction, each byline of these works that
     changed since coauthor_bylines_before, as a -1 row (the old one) and a +1 row (the new
     one), for the drain. Returns the rows recorded (0 when nothing that makes edges changed)."""
-    if not work_openalex_ids:
+    if not work_openalex_ids and not work_ids:
         return 0
     with connection.cursor() as cursor:
-        cursor.execute(_RECORD_BYLINES_SQL, {"ids": list(work_openalex_ids)})
+        cursor.execute(
+            _RECORD_BYLINES_SQL, {"ids": list(work_openalex_ids), "work_ids": list(work_ids)}
+        )
         return cursor.rowcount
 
 

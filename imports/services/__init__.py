@@ -17,13 +17,20 @@ from __future__ import annotations
 from .batches import batch_write, import_batch_commit, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
 from .follow_up import researchers_follow_up, researchers_follow_up_in_slices
-from .in_process import import_query_process, import_query_run_create, import_run_process
+from .in_process import (
+    import_fetch_process,
+    import_fetch_run_create,
+    import_query_process,
+    import_query_run_create,
+    import_run_process,
+)
 from .runs import (
     import_run_create,
     import_run_fail,
     import_run_finish_if_complete,
     import_run_mark_running,
     import_runs_claim_stalled,
+    import_source_run_create,
 )
 
 __all__ = [
@@ -31,6 +38,8 @@ __all__ = [
     "batch_write",
     "import_batch_commit",
     "import_chunk_process",
+    "import_fetch_process",
+    "import_fetch_run_create",
     "import_query_process",
     "import_query_run_create",
     "import_run_create",
@@ -39,6 +48,7 @@ __all__ = [
     "import_run_mark_running",
     "import_run_process",
     "import_runs_claim_stalled",
+    "import_source_run_create",
     "researchers_follow_up",
     "researchers_follow_up_in_slices",
     "run_counts_add",

@@ -57,9 +57,9 @@ def batch_write(
     touched: set[int] = set()
     unlinked: set[int] = set()
     issues = list(batch.issues)
-    # The bylines this batch may replace, kept so the coauthor edges can follow (below).
-    work_ids = [record.openalex_id for record in batch.records.get("works", ())]
-    coauthor_bylines_before(work_openalex_ids=work_ids)
+    # The works written; the writer hands the graph the bylines it is about to replace (by
+    # the existing works' ids, once it has found them), so the coauthor edges can follow.
+    work_ids: set[int] = set()
     with connection.cursor() as cursor:
         raw_cursor = cursor.cursor  # psycopg's own cursor, for COPY
         for kind in WRITE_ORDER:
@@ -69,7 +69,10 @@ def batch_write(
             write = ENTITY_HANDLERS[kind].write
             if kind in batch.prepared:
                 write = partial(write, prepared=batch.prepared[kind])
+            if kind == "works":
+                write = partial(write, before_bylines=_bylines_before)
             result = write(raw_cursor, records)
+            work_ids |= result.work_ids
             totals["created"] += result.created
             totals["updated"] += result.updated
             totals["unchanged"] += result.unchanged
@@ -89,7 +92,7 @@ def batch_write(
     if issues:
         ImportIssue.objects.bulk_create(issues, batch_size=1000)
     # Bylines that changed are queued, in this transaction, for the coalesced edge drain.
-    coauthor_edges_record_batch(work_openalex_ids=work_ids)
+    coauthor_edges_record_batch(work_ids=work_ids)
     if researchers_pending is None:
         researchers_follow_up(researcher_ids=touched)
     else:
@@ -100,6 +103,10 @@ def batch_write(
         1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR
     )
     return totals
+
+
+def _bylines_before(work_ids: list[int]) -> None:
+    coauthor_bylines_before(work_ids=work_ids)
 
 
 def _halves(batch: ParsedBatch) -> tuple[ParsedBatch, ParsedBatch]:

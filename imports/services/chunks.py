@@ -12,10 +12,13 @@ from pathlib import Path
 
 from django.conf import settings
 
+from publications.importers import sources
 from publications.importers.openalex import snapshot
-from publications.models import ImportChunk
+from publications.importers.records import OPENALEX
+from publications.models import ImportChunk, ImportRun
 
 from ..parsing import ParsedBatch, parse_batch
+from ..source_parsing import parse_source_batch
 from .batches import import_batch_commit
 from .runs import import_run_finish_if_complete, import_run_mark_running
 
@@ -37,25 +40,43 @@ _GIL_SWITCH_INTERVAL = 0.0005  # seconds
 _DONE = object()
 
 
-def _chunk_batches(chunk: ImportChunk, *, batch_size: int) -> Iterator[_ChunkBatch]:
-    """The chunk's batches from its next line on, read and parsed."""
+def _chunk_lines(chunk: ImportChunk, source: str) -> Iterator[tuple[int, int | None, bytes]]:
+    """(number, byte offset or None, raw record) of the chunk from its next record on.
+    OpenAlex files are read by line (and byte offset); other sources by their reader, whose
+    records are numbered from 1 in the file (publications.importers.sources)."""
     path = Path(chunk.path)
-    lines = snapshot.read_lines(
-        path,
-        start_line=chunk.next_line,
-        end_line=chunk.end_line,
-        start_byte=chunk.next_byte,
-        is_document=snapshot.is_document(path),
-    )
+    if source == OPENALEX:
+        yield from snapshot.read_lines(
+            path,
+            start_line=chunk.next_line,
+            end_line=chunk.end_line,
+            start_byte=chunk.next_byte,
+            is_document=snapshot.is_document(path),
+        )
+        return
+    reader = sources.reader_of(source)
+    for number, raw in sources.read_records(
+        reader, path, start=chunk.next_line, end=chunk.end_line
+    ):
+        yield number, None, raw
+
+
+def _chunk_batches(chunk: ImportChunk, *, batch_size: int) -> Iterator[_ChunkBatch]:
+    """The chunk's batches from its next record on, read and parsed."""
+    source = ImportRun.objects.filter(id=chunk.run_id).values_list("source", flat=True).first()
+    source = source or OPENALEX
+    lines = _chunk_lines(chunk, source)
 
     def parsed(batch: list[tuple[int, bytes]], next_line: int, next_byte: int | None, final: bool):  # noqa: ANN202
-        return _ChunkBatch(
-            batch,
-            parse_batch(batch, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id),
-            next_line,
-            next_byte,
-            final,
-        )
+        if source == OPENALEX:
+            parsed_batch = parse_batch(
+                batch, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id
+            )
+        else:
+            parsed_batch = parse_source_batch(
+                batch, source=source, path=chunk.path, run_id=chunk.run_id
+            )
+        return _ChunkBatch(batch, parsed_batch, next_line, next_byte, final)
 
     batch: list[tuple[int, bytes]] = []
     next_byte = chunk.next_byte

@@ -3,16 +3,20 @@ OpenAlex API query, page by page."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from publications.importers import sources
 from publications.models import Authorship, ImportChunk, ImportRun
 
 from ..parsing import parse_batch
+from ..source_parsing import parse_source_batch
 from .batches import batch_write_isolating_refusals, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
 from .follow_up import CLOCK_SKEW, researchers_follow_up_in_slices
@@ -91,6 +95,48 @@ def import_query_process(
             run_counts_add(run_id, read=parsed.read, totals=totals, chunk_finished=False)
         if on_progress:
             on_progress(len(lines))
+    ImportRun.objects.filter(id=run_id).update(
+        status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now(), records_total=F("read_count")
+    )
+    return ImportRun.objects.get(id=run_id)
+
+
+def import_fetch_run_create(*, source: str, option: str, values: Sequence[str]) -> ImportRun:
+    """A run of records fetched from a source's API (--orcid, --doi, --arxiv-query)."""
+    sources.fetcher_of(source, option)  # UnknownSource now rather than on the worker
+    return ImportRun.objects.create(source=source, description=f"{option}: " + "\n".join(values))
+
+
+def import_fetch_process(
+    *,
+    run_id: int,
+    source: str,
+    option: str,
+    values: Sequence[str],
+    on_progress: ProgressCallback | None = None,
+) -> ImportRun:
+    """Import what a source's API fetcher yields, one batch of IMPORT_BATCH_SIZE records at a
+    time, each its own transaction. Re-running it is safe: unchanged records are skipped."""
+    import_run_mark_running(run_id)
+    fetch = sources.fetcher_of(source, option)
+    path = f"{source} api: {option} " + " ".join(values)
+    batch: list[tuple[int, Any]] = []
+
+    def write(batch: list[tuple[int, Any]]) -> None:
+        parsed = parse_source_batch(batch, source=source, path=path[:1000], run_id=run_id)
+        with transaction.atomic():
+            totals = batch_write_isolating_refusals(parsed, run_id=run_id, path=path[:1000])
+            run_counts_add(run_id, read=parsed.read, totals=totals, chunk_finished=False)
+        if on_progress:
+            on_progress(len(batch))
+
+    for number, raw in enumerate(fetch(list(values)), start=1):
+        batch.append((number, raw))
+        if len(batch) >= settings.IMPORT_BATCH_SIZE:
+            write(batch)
+            batch = []
+    if batch:
+        write(batch)
     ImportRun.objects.filter(id=run_id).update(
         status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now(), records_total=F("read_count")
     )

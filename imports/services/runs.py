@@ -9,7 +9,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from publications.importers import sources
 from publications.importers.openalex import snapshot
+from publications.importers.records import OPENALEX
 from publications.models import ImportChunk, ImportRun
 
 from ..parsing import WRITE_ORDER
@@ -97,3 +99,44 @@ def import_run_fail(*, run_id: int, error: str) -> None:
     ImportRun.objects.filter(id=run_id).exclude(status=ImportRun.Status.SUCCEEDED).update(
         status=ImportRun.Status.FAILED, error=error[:10_000], finished_at=timezone.now()
     )
+
+
+def import_source_run_create(
+    *, source: str, paths: Sequence[str], chunk_records: int | None = None
+) -> tuple[ImportRun, list[str]]:
+    """Plan an import of files of a source other than OpenAlex (publications.importers.sources):
+    one run, a chunk per chunk_records records of each file. Raises SourcePathError for a path
+    that cannot be read, UnknownSource for a source whose reader is not available."""
+    if source == OPENALEX:
+        return import_run_create(paths=paths, chunk_lines=chunk_records)
+    reader = sources.reader_of(source)
+    files, skipped = reader.files(list(paths))
+    chunk_records = chunk_records or settings.IMPORT_CHUNK_LINES
+    plans = []
+    for path in files:
+        total = sources.count_records(reader, path)
+        plans += [
+            (path, start, min(start + chunk_records, total))
+            for start in range(0, total, chunk_records)
+        ]
+    with transaction.atomic():
+        run = ImportRun.objects.create(
+            source=source,
+            description="\n".join(str(p) for p in paths),
+            records_total=sum(end - start for _, start, end in plans),
+            chunks_total=len(plans),
+        )
+        ImportChunk.objects.bulk_create(
+            ImportChunk(
+                run=run, path=str(path), entity="", start_line=start, end_line=end, next_line=start
+            )
+            for path, start, end in plans
+        )
+        if not plans:
+            ImportRun.objects.filter(id=run.id).update(
+                status=ImportRun.Status.SUCCEEDED,
+                started_at=timezone.now(),
+                finished_at=timezone.now(),
+            )
+    run.refresh_from_db()
+    return run, skipped

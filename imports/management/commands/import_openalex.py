@@ -132,6 +132,10 @@ class Command(BaseCommand):
             raise CommandError(
                 f"cannot reach the Celery broker: {exc}; use --sync to import here"
             ) from exc
+        return self._poll(run, progress)
+
+    def _poll(self, run: ImportRun, progress: tqdm) -> ImportRun:
+        """Show the run's progress until the workers finish it."""
         started = time.monotonic()
         hinted = False
         while True:

@@ -17,6 +17,7 @@ from .staging import (
     Cursor,
     UniqueIdentifier,
     UpsertTable,
+    Warning_,
     WriteResult,
     ids_by_key,
     stage_and_upsert,
@@ -43,6 +44,12 @@ _NEW_RESEARCHER_DEFAULTS = [
 ]
 _DEFAULT_NAMES = ", ".join(name for name, _ in _NEW_RESEARCHER_DEFAULTS)
 _DEFAULT_VALUES = ", ".join(value for _, value in _NEW_RESEARCHER_DEFAULTS)
+# For writer/authors.py: identified (L1) records, and name-only (L0) ones.
+NEW_RESEARCHER_DEFAULT_NAMES = _DEFAULT_NAMES
+NEW_RESEARCHER_DEFAULT_VALUES = _DEFAULT_VALUES
+NAME_ONLY_RESEARCHER_DEFAULT_VALUES = ", ".join(
+    "0" if name == "verification_level" else value for name, value in _NEW_RESEARCHER_DEFAULTS
+)
 
 _RESEARCHERS = UpsertTable(
     table="researchers_researcher",
@@ -90,7 +97,7 @@ def upsert_researcher_refs(cursor: Cursor, authors: Iterable[AuthorRef]) -> dict
     inserted, e.g. its slug is taken, is missing). Names are normalised and slugs built only
     for the authors that are new.
     """
-    unique = {a.openalex_id: a for a in authors}
+    unique = {a.openalex_id: a for a in authors if a.openalex_id}
     if not unique:
         return {}
     # A record a moderator merged into another keeps its OpenAlex id; its works go to the survivor.
@@ -119,7 +126,7 @@ def upsert_researcher_refs(cursor: Cursor, authors: Iterable[AuthorRef]) -> dict
                 a.display_name[:500] or a.openalex_id,
                 normalize_name(a.display_name)[:500],
                 a.orcid,
-                researcher_slug(a.display_name, a.openalex_id),
+                researcher_slug(a.display_name, a.openalex_id or ""),
             )
             for a in missing
         ],
@@ -148,15 +155,77 @@ def upsert_researcher_refs(cursor: Cursor, authors: Iterable[AuthorRef]) -> dict
             cursor,
             "researchers_researcher",
             "openalex_id",
-            (a.openalex_id for a in missing if a.openalex_id not in ids),
+            (a.openalex_id for a in missing if a.openalex_id and a.openalex_id not in ids),
         )
     )
     return ids
 
 
+# ORCID's own records (no OpenAlex id), keyed by their iD: the name the person gives is the
+# name shown. An OpenAlex record of the same person holds the same row (its ORCID iD).
+_ORCID_RESEARCHERS = UpsertTable(
+    table="researchers_researcher",
+    stage="stage_researcher_orcid",
+    staged=[
+        ("orcid", "text"),
+        ("display_name", "text"),
+        ("name_normalized", "text"),
+        ("alternate_names", "text[]"),
+        ("slug", "text"),
+        ("content_hash", "text"),
+        ("source_updated_at", "timestamptz"),
+    ],
+    columns=[
+        Column("slug", insert_only=True),
+        Column("display_name"),
+        Column("name_normalized"),
+        Column("alternate_names"),
+        *(Column(name, value, insert_only=True) for name, value in _NEW_RESEARCHER_DEFAULTS),
+    ],
+    key="orcid",
+    returning=["id"],
+)
+
+
+def _write_orcid_researchers(
+    cursor: Cursor, records: Sequence[ResearcherRecord], result: WriteResult
+) -> None:
+    from .identity import orcid_is_valid  # noqa: PLC0415 - identity imports records only
+
+    rows = []
+    for r in records:
+        if not r.orcid or not orcid_is_valid(r.orcid):
+            result.warnings.append(
+                Warning_(
+                    f"orcid:{r.orcid}"[:64], "ORCID iD missing or fails its checksum; not imported"
+                )
+            )
+            continue
+        rows.append(
+            (
+                r.orcid,
+                r.display_name[:500] or r.orcid,
+                normalize_name(r.display_name)[:500],
+                [name[:500] for name in r.alternate_names],
+                f"{slugify(unidecode(r.display_name))[:80].strip('-') or 'researcher'}-{r.orcid.lower()}",
+                content_hash(r),
+                r.source_updated_at,
+            )
+        )
+    changed = stage_and_upsert(cursor, _ORCID_RESEARCHERS, rows, result)
+    result.touched_researcher_ids.update(researcher_id for researcher_id, _ in changed)
+
+
 def write_researchers(cursor: Cursor, records: Sequence[ResearcherRecord]) -> WriteResult:
-    """Upsert researchers; a changed one gets its OpenAlex affiliations replaced."""
+    """Upsert researchers; a changed one gets its OpenAlex affiliations replaced. Records
+    without an OpenAlex id (ORCID's) are keyed by their ORCID iD."""
     result = WriteResult()
+    by_orcid = [r for r in records if not r.openalex_id]
+    if by_orcid:
+        _write_orcid_researchers(cursor, by_orcid, result)
+        records = [r for r in records if r.openalex_id]
+        if not records:
+            return result
     upsert_institution_refs(
         cursor,
         [r.last_known_institution for r in records if r.last_known_institution]
@@ -173,7 +242,7 @@ def write_researchers(cursor: Cursor, records: Sequence[ResearcherRecord]) -> Wr
                 [name[:500] for name in r.alternate_names],
                 r.orcid,
                 r.last_known_institution.openalex_id if r.last_known_institution else None,
-                researcher_slug(r.display_name, r.openalex_id),
+                researcher_slug(r.display_name, r.openalex_id or ""),
                 content_hash(r),
                 r.source_updated_at,
             )

@@ -44,6 +44,8 @@ class WriteResult:
     # Of those, the ones it took off a byline and put on none of its own: nothing it wrote names
     # them, so only this set says their figures changed.
     unlinked_researcher_ids: set[int] = field(default_factory=set)
+    # The works written (new or changed), for the graph's byline bookkeeping.
+    work_ids: set[int] = field(default_factory=set)
 
 
 def stage_rows(

@@ -1,14 +1,32 @@
-"""Works, with their bylines (authorships) and topics, and everything they reference."""
+"""Works from any source: one work per real work, each source's contribution kept with its
+origin (WorkSource), the work's fields merged by precedence (merge.py), set-based throughout.
+
+A batch of WorkRecords is written in a fixed number of statements, whatever its size:
+1. the referenced venues, institutions, topics and OpenAlex authors are upserted;
+2. the batch's source records are looked up in WorkSource (one query): an unchanged content
+   hash, or an older copy of the record, costs nothing more;
+3. the others find their work (one query over openalex_id, DOI, arXiv id and title key,
+   identity.py): a source record seen before keeps its work; an OpenAlex record its W id;
+   then DOI, arXiv id, and, for a record with neither, the title key. Records of one batch that
+   share a key become one work;
+4. each touched work is merged from every source's contribution (the stored ones in one query)
+   and written (new works inserted with ids drawn first, changed ones updated by id);
+5. WorkSource rows are upserted; bylines, topics and versions follow (bylines.py).
+
+Preconditions: the caller holds a transaction (the staging tables drop on commit).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
 from ..records import (
+    OPENALEX,
     AuthorRef,
     InstitutionRef,
     SourceRecord,
@@ -16,120 +34,47 @@ from ..records import (
     WorkRecord,
     content_hash,
 )
+from .bylines import category_topic, write_bylines, write_versions, write_work_topics
 from .institutions import upsert_institution_refs
+from .merge import Contribution, contribution_fields, merged_work
 from .researchers import upsert_researcher_refs
-from .sources import upsert_source_refs
-from .staging import (
-    Column,
-    Cursor,
-    UniqueIdentifier,
-    UpsertTable,
-    Warning_,
-    WriteResult,
-    copy_rows,
-    ids_by_key,
-    stage_and_upsert,
-)
+from .sources import upsert_source_refs, upsert_venue_refs
+from .staging import Cursor, Warning_, WriteResult, ids_by_key, stage_rows
 from .topics import upsert_topic_refs
 
-_WORKS = UpsertTable(
-    table="publications_work",
-    stage="stage_work",
-    staged=[
-        ("openalex_id", "text"),
-        ("doi", "text"),
-        ("arxiv_id", "text"),
-        ("title", "text"),
-        ("abstract", "text"),
-        ("type", "text"),
-        ("publication_date", "date"),
-        ("publication_year", "int"),
-        ("source_openalex_id", "text"),
-        ("cited_by_count", "int"),
-        ("counts_by_year", "text"),
-        ("open_access_url", "text"),
-        ("code_url", "text"),
-        ("language", "text"),
-        ("authors_count", "int"),
-        ("content_hash", "text"),
-        ("source_updated_at", "timestamptz"),
-    ],
-    columns=[
-        Column("doi"),
-        Column("arxiv_id"),
-        Column("title"),
-        Column("abstract"),
-        Column("type"),
-        Column("publication_date"),
-        Column("publication_year"),
-        Column("source_id", "src.id"),
-        Column("cited_by_count"),
-        Column("counts_by_year", "s.counts_by_year::jsonb"),
-        Column("open_access_url"),
-        Column("code_url"),
-        Column("language"),
-        Column("authors_count"),
-    ],
-    joins="LEFT JOIN publications_source src ON src.openalex_id = s.source_openalex_id",
-    # Identifiers held by a different work already in the database: import without them.
-    unique_identifiers=[
-        UniqueIdentifier(key, "{column} {value} already belongs to {holder}; imported without it")
-        for key in ("doi", "arxiv_id")
-    ],
-    # created_at: the work's arrival, copied onto its authorships and topics for the feed; an
-    # update returns the row's first created_at, which the upsert never changes.
-    returning=["id", "openalex_id", "created_at"],
-)
 
-
-def _unique_identifiers(
-    records: Sequence[WorkRecord], warnings: list[Warning_]
-) -> dict[str, dict[str, str | None]]:
-    """DOIs and arXiv ids must be unique; when two works of one batch share one, the first keeps it."""
-    seen: dict[str, dict[str, str]] = {"doi": {}, "arxiv_id": {}}
-    kept: dict[str, dict[str, str | None]] = {}
-    for record in records:
-        kept[record.openalex_id] = {}
-        for key in ("doi", "arxiv_id"):
-            value = getattr(record, key)
-            holder = seen[key].get(value) if value else None
-            if holder:
-                warnings.append(
-                    Warning_(
-                        record.openalex_id,
-                        f"{key} {value} is also on {holder} in this batch; imported without it",
-                    )
-                )
-                value = None
-            elif value:
-                seen[key][value] = record.openalex_id
-            kept[record.openalex_id][key] = value
-    return kept
+def work_key(record: WorkRecord) -> str:
+    """The record's key in its source, as parse_batch dedupes it and issues name it: the W id
+    for OpenAlex (as before), '<origin>:<origin id>' for the others."""
+    if record.origin == OPENALEX:
+        return record.origin_key
+    return f"{record.origin}:{record.origin_key}"
 
 
 @dataclass
 class PreparedWorks:
-    """What write_works computes from the records alone, before it touches the database.
-
-    Pure Python and most of the writer's own work (content hashes, staged rows), so a caller can
-    compute it ahead of the batch's transaction: imports.parsing does, in the thread that
-    reads and parses the next batch. The referenced entities are listed once each, the last
-    copy of each kept, as the upsert_*_refs functions would.
-    """
+    """What write_works computes from the records alone, before it touches the database: pure
+    Python (hashes, contributions), so imports.parsing computes it in the thread that reads the
+    next batch."""
 
     sources: list[SourceRecord]
+    venues: list[SourceRecord]
     institutions: list[InstitutionRef]
     topics: list[TopicRecord]
     authors: list[AuthorRef]
-    identifier_warnings: list[Warning_]
-    work_rows: list[tuple[object, ...]]
+    hashes: list[str]
+    contributions: list[dict[str, Any]]
+    identifier_warnings: list[Warning_] = field(default_factory=list)
 
 
 def prepare_works(records: Sequence[WorkRecord]) -> PreparedWorks:
-    identifier_warnings: list[Warning_] = []
-    identifiers = _unique_identifiers(records, identifier_warnings)
     return PreparedWorks(
-        sources=list({r.source.openalex_id: r.source for r in records if r.source}.values()),
+        sources=list(
+            {
+                r.source.openalex_id: r.source for r in records if r.source and r.source.openalex_id
+            }.values()
+        ),
+        venues=[r.source for r in records if r.source and not r.source.openalex_id],
         institutions=list(
             {
                 i.openalex_id: i
@@ -143,177 +88,480 @@ def prepare_works(records: Sequence[WorkRecord]) -> PreparedWorks:
             {
                 t.external_id: t
                 for r in records
-                for wt in r.topics
-                for t in (*wt.ancestors, wt.topic)
+                for t in (
+                    *(t for wt in r.topics for t in (*wt.ancestors, wt.topic)),
+                    *(category_topic(code) for code in r.categories),
+                )
             }.values()
         ),
         authors=list(
             {
-                a.author.openalex_id: a.author for r in records for a in r.authorships if a.author
+                a.author.openalex_id: a.author
+                for r in records
+                for a in r.authorships
+                if a.author and a.author.openalex_id
             }.values()
         ),
-        identifier_warnings=identifier_warnings,
-        # In the order of _WORKS.staged.
-        work_rows=[
-            (
-                r.openalex_id,
-                identifiers[r.openalex_id]["doi"],
-                identifiers[r.openalex_id]["arxiv_id"],
-                r.title,
-                r.abstract,
-                r.type[:40],
-                r.publication_date,
-                r.publication_year,
-                r.source.openalex_id if r.source else None,
-                r.cited_by_count,
-                orjson.dumps({str(year): count for year, count in r.counts_by_year}).decode(),
-                r.open_access_url,
-                r.code_url,
-                r.language,
-                len(r.authorships),
-                content_hash(r),
-                r.source_updated_at,
-            )
-            for r in records
-        ],
+        hashes=[content_hash(r) for r in records],
+        contributions=[contribution_fields(r) for r in records],
     )
+
+
+@dataclass
+class _Target:
+    """A work the batch writes: an existing one (id) or a new one (id drawn in step 4)."""
+
+    ref: int
+    id: int | None
+    openalex_id: str | None
+    records: list[int] = field(default_factory=list)  # indexes into the batch
+
+
+def _find_existing(
+    cursor: Cursor, records: Sequence[WorkRecord], prepared: PreparedWorks, todo: list[int]
+):  # noqa: ANN202
+    openalex_ids = [
+        records[i].openalex_id
+        for i in todo
+        if records[i].origin == OPENALEX and records[i].openalex_id
+    ]
+    dois = [prepared.contributions[i]["doi"] for i in todo if prepared.contributions[i]["doi"]]
+    arxiv_ids = [
+        prepared.contributions[i]["arxiv_id"] for i in todo if prepared.contributions[i]["arxiv_id"]
+    ]
+    title_keys = [
+        prepared.contributions[i]["title_key"]
+        for i in todo
+        if prepared.contributions[i]["title_key"]
+        and not prepared.contributions[i]["doi"]
+        and not prepared.contributions[i]["arxiv_id"]
+    ]
+    cursor.execute(
+        """
+        SELECT id, openalex_id, doi, arxiv_id, title_key FROM publications_work
+        WHERE openalex_id = ANY(%s) OR doi = ANY(%s) OR arxiv_id = ANY(%s) OR title_key = ANY(%s)
+        ORDER BY id
+        """,
+        [openalex_ids, dois, arxiv_ids, title_keys],
+    )
+    return cursor.fetchall()
+
+
+def _assign_targets(
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    prepared: PreparedWorks,
+    todo: list[int],
+    known_work: dict[int, int],
+    result: WriteResult,
+) -> list[_Target]:
+    """Each record of `todo` to its work (see the module's step 3). known_work: the work its
+    WorkSource row names, by record index."""
+    targets: list[_Target] = []
+    by_id: dict[int, _Target] = {}
+    keys: dict[tuple[str, str], _Target] = {}
+
+    def existing(work_id: int, openalex_id: str | None) -> _Target:
+        if work_id not in by_id:
+            by_id[work_id] = _Target(len(targets), work_id, openalex_id)
+            targets.append(by_id[work_id])
+        return by_id[work_id]
+
+    for work_id, openalex_id, doi, arxiv_id, key in _find_existing(cursor, records, prepared, todo):
+        found = existing(work_id, openalex_id)
+        for kind, value in (
+            ("openalex", openalex_id),
+            ("doi", doi),
+            ("arxiv", arxiv_id),
+            ("title", key),
+        ):
+            if value:
+                keys.setdefault((kind, value), found)
+    if known_work:
+        cursor.execute(
+            "SELECT id, openalex_id FROM publications_work WHERE id = ANY(%s)",
+            [list(set(known_work.values()))],
+        )
+        for work_id, openalex_id in cursor.fetchall():
+            existing(work_id, openalex_id)
+
+    for index in todo:
+        record, fields = records[index], prepared.contributions[index]
+        is_openalex = record.origin == OPENALEX
+        record_keys = [("doi", fields["doi"]), ("arxiv", fields["arxiv_id"])]
+        if not fields["doi"] and not fields["arxiv_id"]:
+            record_keys.append(("title", fields["title_key"]))
+        record_keys = [(kind, value) for kind, value in record_keys if value]
+        target: _Target | None = by_id.get(known_work[index]) if index in known_work else None
+        if target is None and is_openalex:
+            target = keys.get(("openalex", record.openalex_id or ""))
+        if target is None:
+            for kind, value in record_keys:
+                candidate = keys.get((kind, value))
+                # OpenAlex decides its own identities: two W ids are never one work here.
+                if candidate and not (
+                    is_openalex and candidate.openalex_id not in (None, record.openalex_id)
+                ):
+                    target = candidate
+                    break
+        if target is None:
+            target = _Target(len(targets), None, record.openalex_id if is_openalex else None)
+            targets.append(target)
+        elif is_openalex and target.openalex_id is None:
+            target.openalex_id = record.openalex_id
+        for kind, value in record_keys:
+            holder = keys.setdefault((kind, value), target)
+            if holder is not target and not is_openalex:
+                result.warnings.append(
+                    Warning_(
+                        work_key(record)[:64],
+                        f"{kind} {value} belongs to another work (#{holder.id or 'new'}); "
+                        "the two are not linked",
+                    )
+                )
+        if is_openalex and record.openalex_id:
+            keys.setdefault(("openalex", record.openalex_id), target)
+        target.records.append(index)
+    return [t for t in targets if t.records]
+
+
+def _stored_contributions(
+    cursor: Cursor, targets: Sequence[_Target], replaced: set[tuple[str, str]]
+) -> dict[int, list[Contribution]]:
+    """The contributions already stored for the existing targets, minus the batch's records.
+    A work written before WorkSource existed (OpenAlex only) contributes its current row."""
+    work_ids = [t.id for t in targets if t.id is not None]
+    stored: dict[int, list[Contribution]] = {work_id: [] for work_id in work_ids}
+    if not work_ids:
+        return stored
+    cursor.execute(
+        "SELECT work_id, origin, origin_id, fields FROM publications_worksource WHERE work_id = ANY(%s)",
+        [work_ids],
+    )
+    with_rows: set[int] = set()
+    for work_id, origin, origin_id, fields in cursor.fetchall():
+        with_rows.add(work_id)
+        if (origin, origin_id) not in replaced:
+            stored[work_id].append(
+                Contribution(
+                    origin, origin_id, fields if isinstance(fields, dict) else orjson.loads(fields)
+                )
+            )
+    legacy = [work_id for work_id in work_ids if work_id not in with_rows]
+    if legacy:
+        cursor.execute(
+            """
+            SELECT w.id, w.openalex_id, w.title, w.abstract, w.type, w.publication_date::text,
+                   w.publication_year, s.openalex_id, w.cited_by_count, w.counts_by_year,
+                   w.open_access_url, w.code_url, w.language, w.doi, w.arxiv_id, w.authors_count,
+                   w.title_key
+            FROM publications_work w LEFT JOIN publications_source s ON s.id = w.source_id
+            WHERE w.id = ANY(%s) AND w.openalex_id IS NOT NULL
+            """,
+            [legacy],
+        )
+        for row in cursor.fetchall():
+            if (OPENALEX, row[1]) in replaced:
+                continue
+            counts = row[9] if isinstance(row[9], dict) else orjson.loads(row[9] or "{}")
+            stored[row[0]].append(
+                Contribution(
+                    OPENALEX,
+                    row[1],
+                    {
+                        "title": row[2],
+                        "abstract": row[3],
+                        "type": row[4],
+                        "publication_date": row[5],
+                        "publication_year": row[6],
+                        "date_precision": "",
+                        "venue": f"openalex:{row[7]}" if row[7] else None,
+                        "cited_by_count": row[8],
+                        "counts_by_year": counts,
+                        "open_access_url": row[10],
+                        "code_url": row[11],
+                        "language": row[12],
+                        "doi": row[13],
+                        "arxiv_id": row[14],
+                        "openalex_id": row[1],
+                        "journal_ref": "",
+                        "versions": [],
+                        "authors_count": row[15],
+                        "title_key": row[16],
+                    },
+                )
+            )
+    return stored
+
+
+_WORK_COLUMNS = [
+    ("ref", "int"),
+    ("id", "int8"),
+    ("is_new", "bool"),
+    ("openalex_id", "text"),
+    ("doi", "text"),
+    ("arxiv_id", "text"),
+    ("title", "text"),
+    ("abstract", "text"),
+    ("type", "text"),
+    ("publication_date", "date"),
+    ("publication_year", "int"),
+    ("publication_date_precision", "text"),
+    ("source_id", "int8"),
+    ("cited_by_count", "int"),
+    ("counts_by_year", "jsonb"),
+    ("open_access_url", "text"),
+    ("code_url", "text"),
+    ("language", "text"),
+    ("authors_count", "int"),
+    ("journal_ref", "text"),
+    ("title_key", "text"),
+    ("byline_origin", "text"),
+    ("content_hash", "text"),
+]
+_WRITTEN = [name for name, _ in _WORK_COLUMNS[3:]]
+
+
+def _venue_ids(
+    cursor: Cursor, merged: Sequence[dict[str, Any]], venue_ids: dict[str, int]
+) -> dict[str, int]:
+    refs = {m["venue"] for m in merged if m["venue"]}
+    openalex = [r.split(":", 1)[1] for r in refs if r.startswith("openalex:")]
+    found = {
+        f"openalex:{k}": v
+        for k, v in ids_by_key(cursor, "publications_source", "openalex_id", openalex).items()
+    }
+    missing = [r for r in refs if not r.startswith("openalex:") and r not in venue_ids]
+    found.update(ids_by_key(cursor, "publications_source", "venue_key", missing))
+    return {**venue_ids, **found}
+
+
+def _write_work_rows(
+    cursor: Cursor,
+    targets: Sequence[_Target],
+    merged: Sequence[dict[str, Any]],
+    venue_ids: dict[str, int],
+    result: WriteResult,
+) -> dict[int, Any]:
+    """Insert the new works and update the changed ones; returns each target's arrival
+    (created_at) by ref, and sets target.id on the new ones."""
+    new = [t for t in targets if t.id is None]
+    new_refs = {t.ref for t in new}
+    if new:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence('publications_work', 'id')) FROM generate_series(1, %s)",
+            [len(new)],
+        )
+        for target, (work_id,) in zip(new, cursor.fetchall(), strict=True):
+            target.id = work_id
+    rows = []
+    for target, m in zip(targets, merged, strict=True):
+        row = [
+            target.ref,
+            target.id,
+            target.ref in new_refs,
+            m["openalex_id"],
+            m["doi"],
+            m["arxiv_id"],
+            m["title"],
+            m["abstract"] or "",
+            (m["type"] or "other")[:40],
+            m["publication_date"],
+            m["publication_year"],
+            m["date_precision"] or "",
+            venue_ids.get(m["venue"] or ""),
+            m["cited_by_count"],
+            orjson.dumps(m["counts_by_year"]).decode(),
+            (m["open_access_url"] or "")[:1000],
+            (m["code_url"] or "")[:1000],
+            (m["language"] or "")[:10],
+            m["authors_count"],
+            m["journal_ref"] or "",
+            (m["title_key"] or None) and m["title_key"][:300],
+            m["byline_origin"],
+        ]
+        row.append(hashlib.md5(orjson.dumps(row[3:]), usedforsecurity=False).hexdigest())
+        rows.append(row)
+    stage_rows(cursor, "stage_work", _WORK_COLUMNS, rows)
+    by_ref = {t.ref: t for t in targets}
+    # An identifier another work holds (or an earlier work of this batch): written without it.
+    for column in ("openalex_id", "doi", "arxiv_id"):
+        cursor.execute(
+            f"""
+            UPDATE stage_work s SET {column} = NULL FROM publications_work t
+            WHERE t.{column} = s.{column} AND t.id <> s.id
+            RETURNING s.ref, t.{column}, coalesce(t.openalex_id, t.id::text)
+            """
+        )
+        held = cursor.fetchall()
+        cursor.execute(
+            f"""
+            UPDATE stage_work s SET {column} = NULL FROM stage_work o
+            WHERE o.{column} = s.{column} AND o.ref < s.ref
+            RETURNING s.ref, o.{column}, coalesce(o.openalex_id, 'this batch')
+            """
+        )
+        for ref, value, holder in [*held, *cursor.fetchall()]:
+            result.warnings.append(
+                Warning_(
+                    _target_label(by_ref[ref]),
+                    f"{column} {value} already belongs to {holder}; imported without it",
+                )
+            )
+    names = ", ".join(_WRITTEN)
+    cursor.execute(
+        f"""
+        INSERT INTO publications_work (id, {names}, created_at, updated_at)
+        SELECT id, {names}, now(), now() FROM stage_work WHERE is_new ORDER BY id
+        """
+    )
+    existing = [t.id for t in targets if t.ref not in new_refs]
+    arrivals: dict[int, Any] = {}
+    if existing:
+        # Locked in id order, so two batches touching the same works cannot deadlock.
+        cursor.execute(
+            "SELECT id, created_at FROM publications_work WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
+            [existing],
+        )
+        arrivals.update(cursor.fetchall())
+        cursor.execute(
+            f"""
+            UPDATE publications_work t SET {", ".join(f"{n} = s.{n}" for n in _WRITTEN)}, updated_at = now()
+            FROM stage_work s
+            WHERE t.id = s.id AND NOT s.is_new AND t.content_hash IS DISTINCT FROM s.content_hash
+            """
+        )
+    if new:
+        cursor.execute(
+            "SELECT id, created_at FROM publications_work WHERE id = ANY(%s)", [[t.id for t in new]]
+        )
+        arrivals.update(cursor.fetchall())
+    return arrivals
+
+
+def _target_label(target: _Target) -> str:
+    return (target.openalex_id or f"work {target.id}")[:64]
 
 
 def write_works(
-    cursor: Cursor, records: Sequence[WorkRecord], prepared: PreparedWorks | None = None
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    prepared: PreparedWorks | None = None,
+    *,
+    before_bylines: Callable[[list[int]], None] | None = None,
 ) -> WriteResult:
-    """Upsert works and what they reference. `prepared` is prepare_works(records), when the
-    caller computed it already."""
+    """Upsert works and what they reference (see the module docstring). before_bylines, when
+    given, is called with the ids of the existing works about to change, before any of them
+    does (the graph keeps their bylines to compare). result.work_ids: every work written."""
     if prepared is None:
         prepared = prepare_works(records)
     result = WriteResult()
+    result.warnings.extend(prepared.identifier_warnings)
     upsert_source_refs(cursor, prepared.sources)
+    venue_ids = upsert_venue_refs(cursor, prepared.venues)
     upsert_institution_refs(cursor, prepared.institutions)
     upsert_topic_refs(cursor, prepared.topics)
-    researcher_ids = upsert_researcher_refs(cursor, prepared.authors)
+    openalex_researcher_ids = upsert_researcher_refs(cursor, prepared.authors)
 
-    result.warnings.extend(prepared.identifier_warnings)
-    changed = stage_and_upsert(cursor, _WORKS, prepared.work_rows, result)
-    if not changed:
+    # 2. Source records seen before: unchanged ones stop here.
+    cursor.execute(
+        """
+        SELECT k.i, s.work_id, s.content_hash, (k.updated_at < s.source_updated_at)
+        FROM unnest(%s::int[], %s::text[], %s::text[], %s::timestamptz[]) AS k(i, origin, origin_id, updated_at)
+        JOIN publications_worksource s ON s.origin = k.origin AND s.origin_id = k.origin_id
+        """,
+        [
+            list(range(len(records))),
+            [r.origin for r in records],
+            [r.origin_key for r in records],
+            [r.source_updated_at for r in records],
+        ],
+    )
+    known_work: dict[int, int] = {}
+    unchanged: set[int] = set()
+    for index, work_id, stored_hash, older in cursor.fetchall():
+        if stored_hash == prepared.hashes[index] or older:
+            unchanged.add(index)
+        else:
+            known_work[index] = work_id
+    result.unchanged += len(unchanged)
+    todo = [i for i in range(len(records)) if i not in unchanged]
+    if not todo:
         return result
 
-    updated_ids = [work_id for work_id, _, _, is_new in changed if not is_new]
-    changed_openalex_ids = {openalex_id for _, openalex_id, _, _ in changed}
-    if updated_ids:
-        # An updated work gets its byline replaced, so removed authors lose it too.
-        cursor.execute(
-            "DELETE FROM publications_authorship WHERE work_id = ANY(%s) RETURNING researcher_id",
-            [updated_ids],
-        )
-        unlinked = {rid for (rid,) in cursor.fetchall() if rid}
-        result.touched_researcher_ids.update(unlinked)
-        cursor.execute("DELETE FROM publications_worktopic WHERE work_id = ANY(%s)", [updated_ids])
-    else:
-        unlinked = set()
+    # 3. Each changed record to its work.
+    targets = _assign_targets(cursor, records, prepared, todo, known_work, result)
+    replaced = {(records[i].origin, records[i].origin_key) for i in todo}
+    stored = _stored_contributions(cursor, targets, replaced)
+    merged = []
+    for target in targets:
+        contributions = list(stored.get(target.id, [])) if target.id is not None else []
+        contributions += [
+            Contribution(records[i].origin, records[i].origin_key, prepared.contributions[i])
+            for i in target.records
+        ]
+        merged.append(merged_work(contributions))
+    existing_ids = [t.id for t in targets if t.id is not None]
+    if before_bylines is not None:
+        before_bylines(existing_ids)
+    for target in targets:
+        result.created += 1 if target.id is None else 0
+        result.updated += len(target.records) - (1 if target.id is None else 0)
 
-    changed_records = [r for r in records if r.openalex_id in changed_openalex_ids]
-    work_ids = {openalex_id: work_id for work_id, openalex_id, _, _ in changed}
-    arrivals = {work_id: created_at for work_id, _, created_at, _ in changed}
-    _write_authorships(
-        cursor, changed_records, work_ids, arrivals, researcher_ids, unlinked, result
-    )
-    _write_work_topics(cursor, changed_records, work_ids, arrivals)
-    return result
+    # 4. The works themselves.
+    venue_ids = _venue_ids(cursor, merged, venue_ids)
+    arrivals = _write_work_rows(cursor, targets, merged, venue_ids, result)
+    # Every target has its id now (new ones drawn in _write_work_rows).
+    ids = [int(t.id or 0) for t in targets]
+    work_of = {i: work_id for t, work_id in zip(targets, ids, strict=True) for i in t.records}
+    result.work_ids.update(ids)
 
-
-def _write_authorships(
-    cursor: Cursor,
-    records: Sequence[WorkRecord],
-    work_ids: dict[str, int],
-    arrivals: dict[int, datetime],
-    researcher_ids: dict[str, int],
-    unlinked: set[int],
-    result: WriteResult,
-) -> None:
-    """COPY the bylines of works that have none in the database (new, or just emptied).
-
-    `unlinked` holds the researchers the emptied bylines named; those named again are taken
-    out of it, and what is left becomes result.unlinked_researcher_ids.
-    """
-    # Ids are resolved here, once per entity kind, so the rows go straight into their tables.
-    institution_ids = ids_by_key(
+    # 5. Each source's contribution, with its origin.
+    stage_rows(
         cursor,
-        "researchers_institution",
-        "openalex_id",
-        {i.openalex_id for r in records for a in r.authorships for i in a.institutions},
-    )
-    authorship_rows = []
-    for r in records:
-        work_id = work_ids[r.openalex_id]
-        for a in r.authorships:
-            researcher_id = researcher_ids.get(a.author.openalex_id) if a.author else None
-            if researcher_id:
-                result.touched_researcher_ids.add(researcher_id)
-                unlinked.discard(researcher_id)
-            authorship_rows.append(
-                (
-                    work_id,
-                    researcher_id,
-                    a.position,
-                    a.raw_name[:500],
-                    a.is_corresponding,
-                    [
-                        institution_ids[i.openalex_id]
-                        for i in a.institutions
-                        if i.openalex_id in institution_ids
-                    ],
-                    arrivals[work_id],
-                )
+        "stage_work_source",
+        [
+            ("work_id", "int8"),
+            ("origin", "text"),
+            ("origin_id", "text"),
+            ("fields", "jsonb"),
+            ("content_hash", "text"),
+            ("source_updated_at", "timestamptz"),
+        ],
+        [
+            (
+                work_of[i],
+                records[i].origin,
+                records[i].origin_key[:400],
+                orjson.dumps(prepared.contributions[i]).decode(),
+                prepared.hashes[i],
+                records[i].source_updated_at,
             )
-    result.unlinked_researcher_ids = unlinked
-    copy_rows(
-        cursor,
-        "publications_authorship",
-        [
-            ("work_id", "int8"),
-            ("researcher_id", "int8"),
-            ("position", "int2"),
-            ("raw_name", "text"),
-            ("is_corresponding", "bool"),
-            ("institution_ids", "int8[]"),
-            ("work_created_at", "timestamptz"),
-        ],
-        authorship_rows,
-    )
-
-
-def _write_work_topics(
-    cursor: Cursor,
-    records: Sequence[WorkRecord],
-    work_ids: dict[str, int],
-    arrivals: dict[int, datetime],
-) -> None:
-    """COPY the topics of works that have none in the database (new, or just emptied)."""
-    topic_ids = ids_by_key(
-        cursor,
-        "publications_topic",
-        "external_id",
-        {wt.topic.external_id for r in records for wt in r.topics},
-    )
-    # One row per (work, topic): a topic listed twice on a work keeps its first score.
-    work_topic_scores: dict[tuple[int, int], float] = {}
-    for r in records:
-        for wt in r.topics:
-            if wt.topic.external_id in topic_ids:
-                work_topic_scores.setdefault(
-                    (work_ids[r.openalex_id], topic_ids[wt.topic.external_id]), wt.score
-                )
-    copy_rows(
-        cursor,
-        "publications_worktopic",
-        [
-            ("work_id", "int8"),
-            ("topic_id", "int8"),
-            ("score", "float8"),
-            ("work_created_at", "timestamptz"),
-        ],
-        [
-            (work_id, topic_id, score, arrivals[work_id])
-            for (work_id, topic_id), score in work_topic_scores.items()
+            for i in todo
         ],
     )
+    cursor.execute(
+        """
+        INSERT INTO publications_worksource AS t
+            (work_id, origin, origin_id, fields, content_hash, source_updated_at, created_at, updated_at)
+        SELECT work_id, origin, origin_id, fields, content_hash, source_updated_at, now(), now()
+        FROM stage_work_source ORDER BY origin, origin_id
+        ON CONFLICT (origin, origin_id) DO UPDATE SET
+            work_id = EXCLUDED.work_id, fields = EXCLUDED.fields,
+            content_hash = EXCLUDED.content_hash, source_updated_at = EXCLUDED.source_updated_at,
+            updated_at = now()
+        """
+    )
+    write_bylines(
+        cursor,
+        records,
+        targets=[
+            (work_id, t.records, m) for work_id, t, m in zip(ids, targets, merged, strict=True)
+        ],
+        arrivals=arrivals,
+        openalex_researcher_ids=openalex_researcher_ids,
+        result=result,
+    )
+    write_work_topics(cursor, records, work_of=work_of, arrivals=arrivals)
+    write_versions(cursor, list(zip(ids, merged, strict=True)))
+    return result

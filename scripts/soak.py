@@ -391,10 +391,15 @@ def main() -> int:
         ]
         for thread in threads:
             thread.start()
+        # The workers' memory each minute: growth that levels off is warming up (caches,
+        # prepared statements), growth that goes on is a leak.
+        memory_by_minute: dict[int, dict[str, float | None]] = {0: memory_start}
         while any(thread.is_alive() for thread in threads):
             time.sleep(min(60, max(1, until - time.monotonic())))
             if time.monotonic() < until:
-                say(f"  {int(time.monotonic() - started)}s ...")
+                elapsed = int(time.monotonic() - started)
+                memory_by_minute[round(elapsed / 60)] = memory(server.pid, celery)
+                say(f"  {elapsed}s ...")
         for thread in threads:
             thread.join()
         memory_end = memory(server.pid, celery)
@@ -426,6 +431,7 @@ def main() -> int:
         "by_minute": by_minute,
         "memory_mb_start": memory_start,
         "memory_mb_end": memory_end,
+        "memory_mb_by_minute": memory_by_minute,
         "servers_alive_at_end": {"gunicorn": server_alive, "celery": celery_alive},
         "failures": dict(recorder.failures),
     }
@@ -448,9 +454,10 @@ def main() -> int:
         say(
             f"{minute:<12} {row['requests']:>9} {row['errors']:>7} {row['p50_ms']:>8} {row['p99_ms']:>8}"
         )
-    say("resident memory (MB), start -> end:")
+    say("resident memory (MB), start -> end, and each minute between:")
     for name in sorted(set(memory_start) | set(memory_end)):
-        say(f"  {name:<28} {memory_start.get(name)} -> {memory_end.get(name)}")
+        minutes = " ".join(str(readings.get(name)) for readings in memory_by_minute.values())
+        say(f"  {name:<28} {memory_start.get(name)} -> {memory_end.get(name)}   [{minutes}]")
     if not (server_alive and celery_alive):
         say(f"a server stopped during the soak: gunicorn {server_alive}, celery {celery_alive}")
     for failure, count in sorted(recorder.failures.items(), key=lambda item: -item[1])[:20]:

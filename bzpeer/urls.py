@@ -11,6 +11,9 @@ from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from .health import readyz
+from .metrics import metrics_view
+
 
 def healthz(request: HttpRequest) -> HttpResponse:
     """A trivial page: load balancers' health check, and the framework ceiling in benchmarks."""
@@ -24,6 +27,8 @@ admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-a
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     # First: profile pages are the busiest, and every pattern tried before theirs costs each
     # request (no pattern here overlaps another, so the order is only about speed).
     path("", include("pages.urls")),

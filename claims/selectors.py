@@ -12,10 +12,10 @@ from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db import connection
 from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404
 
+from bzpeer.db import read_connection
 from bzpeer.users.models import User
 from notifications.models import Notification
 from notifications.selectors import notifications_for, unread_notifications_count
@@ -126,7 +126,7 @@ SELECT (SELECT count(*) FROM {Claim._meta.db_table}
 
 
 def _open_claims_and_disputes(researcher_id: int) -> tuple[int, int]:
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             _OPEN_CLAIMS_AND_DISPUTES_SQL,
             {"id": researcher_id, "pending": ClaimStatus.PENDING, "open": ReportStatus.OPEN},

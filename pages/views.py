@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from bzpeer.http import not_found
+from bzpeer.http_caching import public_page
 from feed import selectors as feed_selectors
 from feed import services as feed_services
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
@@ -29,13 +30,14 @@ from researchers import selectors as researcher_selectors
 from researchers import services as researcher_services
 from researchers.models import Institution
 
-from . import selectors
+from . import selectors, validators
 from .jsonld import article_jsonld, person_jsonld
 
 WORKS_PER_PAGE = 20
 
 
 @require_safe
+@public_page(validators.home_etag)
 def home(request: HttpRequest) -> HttpResponse:
     context = {
         "counts": selectors.site_counts(),
@@ -74,7 +76,7 @@ def _anonymous_page(request: HttpRequest, slug: str) -> tuple[int, str] | None:
     """
     if settings.PROFILE_PAGE_CACHE_SECONDS <= 0 or request.user.is_authenticated or request.htmx:
         return None
-    state = selectors.researcher_profile_page_state(slug)
+    state = validators.profile_page_state(request, slug)
     if state is None or state.merged_into_id:
         return None
     fingerprint = repr((state.fields, request.get_full_path()))
@@ -82,6 +84,7 @@ def _anonymous_page(request: HttpRequest, slug: str) -> tuple[int, str] | None:
 
 
 @require_safe
+@public_page(validators.profile_etag)
 def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     cached_as = _anonymous_page(request, slug)
     if cached_as:
@@ -231,6 +234,7 @@ def following(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+@public_page(validators.work_etag)
 def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
     work = works_with_details().filter(pk=pk).first()
     if work is None:
@@ -240,6 +244,7 @@ def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
+@public_page(validators.topic_etag)
 def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
     topic = Topic.objects.select_related("parent__parent__parent").filter(pk=pk).first()
     if topic is None:
@@ -272,6 +277,7 @@ def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
+@public_page(validators.institution_etag)
 def institution_detail(request: HttpRequest, pk: int) -> HttpResponse:
     institution = Institution.objects.filter(pk=pk).first()
     if institution is None:

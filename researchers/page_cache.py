@@ -50,6 +50,13 @@ def cached_profile_page(*, researcher_id: int, page: str) -> tuple[bytes | None,
     return None, version
 
 
+def works_version(*, researcher_id: int) -> bytes:
+    """The researcher's current works version alone (the profile's HTTP validator, pages.views:
+    a conditional GET needs the version, not the page)."""
+    version = get_redis_connection("default").get(_version_key(researcher_id))
+    return cast("bytes | None", version) or b"0"
+
+
 def profile_page_store(
     *, researcher_id: int, page: str, version: bytes, content: bytes, seconds: int
 ) -> None:

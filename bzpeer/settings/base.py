@@ -57,6 +57,33 @@ DATABASES["default"]["OPTIONS"] = {
     "server_side_binding": True,
     "prepare_threshold": env.int("DB_PREPARE_THRESHOLD", default=5) or None,
 }
+# Behind a pooler in transaction mode (DB_PREPARE_THRESHOLD=0 says there is one), a server-side
+# cursor (QuerySet.iterator()) would outlive its transaction on a server connection that the
+# pooler hands to someone else; Django then reads the rows client-side.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = (
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] is None
+)
+# Streaming replicas (comma-separated URLs): the reads of GET requests go to one of them (see
+# bzpeer/db_router.py and bzpeer/replica_middleware.py). Unset, there is no router at all.
+DATABASE_REPLICA_URLS: list[str] = env.list("DATABASE_REPLICA_URLS", default=[])
+DATABASE_REPLICAS: list[str] = []
+for _number, _url in enumerate(DATABASE_REPLICA_URLS, start=1):
+    _alias = f"replica_{_number}"
+    DATABASES[_alias] = {
+        **env.db_url_config(_url),
+        "CONN_MAX_AGE": DATABASES["default"]["CONN_MAX_AGE"],
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": {**DATABASES["default"]["OPTIONS"]},
+        "DISABLE_SERVER_SIDE_CURSORS": DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"],
+        # The test runner creates no database for a replica: it stands for the primary's.
+        "TEST": {"MIRROR": "default"},
+    }
+    DATABASE_REPLICAS.append(_alias)
+DATABASE_ROUTERS = ["bzpeer.db_router.ReplicaRouter"] if DATABASE_REPLICAS else []
+# Read-your-writes: a browser reads the primary this long after it last wrote (longer than the
+# replicas' usual lag, which pg_stat_replication's replay_lag shows).
+DATABASE_REPLICA_STICKY_SECONDS = env.int("DATABASE_REPLICA_STICKY_SECONDS", default=10)
+DATABASE_REPLICA_PRIMARY_PATHS = ["/admin/", "/accounts/"]
 REDIS_URL = env.str("REDIS_URL", default=REDIS_URL_DEFAULT)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -98,6 +125,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so every later log line carries the request id and the latency is the whole.
+    "bzpeer.request_context.RequestIdMiddleware",
+    "bzpeer.metrics.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "bzpeer.security_headers.PermissionsPolicyMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -114,6 +144,12 @@ MIDDLEWARE = [
     # A social sign-in provider without keys (ORCID on the demo) is a 404 page, not a 500.
     "bzpeer.middleware.MissingSocialAppMiddleware",
 ]
+if DATABASE_REPLICAS:
+    # Outside the session and CSRF middleware: its read-your-writes cookie is its own.
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"),
+        "bzpeer.replica_middleware.ReplicaReadsMiddleware",
+    )
 
 ROOT_URLCONF = "bzpeer.urls"
 WSGI_APPLICATION = "bzpeer.wsgi.application"
@@ -372,11 +408,28 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# The collaborator graph's edge refreshes have a queue of their own, so a long import never holds
-# them up; a worker started without -Q consumes every queue listed here.
+# A queue per workload, so each has workers of its own (README, Operations): imports (long
+# chunks, many workers on other machines), the collaborator graph's edge refreshes, mail (short,
+# must not wait behind an import) and everything else on the default queue. A worker started
+# without -Q (make run's) consumes every queue listed here.
+IMPORTS_QUEUE = env.str("CELERY_IMPORTS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-imports")
 GRAPH_QUEUE = env.str("CELERY_GRAPH_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-graph")
-CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(GRAPH_QUEUE)]
-CELERY_TASK_ROUTES = {"graph.tasks.*": {"queue": GRAPH_QUEUE}}
+MAIL_QUEUE = env.str("CELERY_MAIL_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-mail")
+CELERY_QUEUES_BY_WORKLOAD = {
+    "default": CELERY_TASK_DEFAULT_QUEUE,
+    "imports": IMPORTS_QUEUE,
+    "graph": GRAPH_QUEUE,
+    "mail": MAIL_QUEUE,
+}
+CELERY_TASK_QUEUES = [Queue(name) for name in dict.fromkeys(CELERY_QUEUES_BY_WORKLOAD.values())]
+# By task name; a task not matched here goes to the default queue.
+CELERY_TASK_ROUTES = {
+    "imports.tasks.*": {"queue": IMPORTS_QUEUE},
+    "graph.tasks.*": {"queue": GRAPH_QUEUE},
+    "notifications.tasks.notification_email_send": {"queue": MAIL_QUEUE},
+    "notifications.tasks.notification_digest_send": {"queue": MAIL_QUEUE},
+    "collaboration.tasks.message_email_send": {"queue": MAIL_QUEUE},
+}
 # Picks up edge refreshes whose task message was lost (the pending ids are kept in Redis).
 CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
     "task": "graph.tasks.coauthor_edges_drain",
@@ -391,11 +444,46 @@ PROFILE_PAGE_CACHE_SECONDS = env.int("PROFILE_PAGE_CACHE_SECONDS", default=600)
 IMPORT_BATCH_SIZE = env.int("IMPORT_BATCH_SIZE", default=2000)
 IMPORT_CHUNK_LINES = env.int("IMPORT_CHUNK_LINES", default=20000)
 
+# Every line names its request or Celery task (bzpeer.request_context); LOG_FORMAT=json writes
+# one JSON object per line for a log collector.
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be plain or json.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "bzpeer.request_context.ContextFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(ids)s%(message)s"},
+        "json": {"()": "bzpeer.request_context.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["context"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# Prometheus metrics at /metrics (bzpeer.metrics): off (404) unless a bearer token or a list of
+# scraper addresses (as bzpeer.http.client_address sees them) is set. Under gunicorn with
+# several workers, set PROMETHEUS_MULTIPROC_DIR (an empty directory, emptied at each start) so
+# /metrics adds up every worker's figures, not only the one answering.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_ALLOWED_IPS: list[str] = env.list("METRICS_ALLOWED_IPS", default=[])
+METRICS_MULTIPROCESS_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", default="")
+# Collectors asked at each scrape, by the apps that own the data (the shared core imports none).
+METRICS_COLLECTORS = [
+    "imports.metrics.ImportThroughputCollector",
+    "notifications.metrics.EmailThroughputCollector",
+]
+# Anonymous public pages (pages.views): a shared cache or a CDN keeps them this long, then
+# serves the stale copy this much longer while it revalidates (a 304 when nothing changed).
+HTTP_CACHE_MAX_AGE = env.int("HTTP_CACHE_MAX_AGE", default=60)
+HTTP_CACHE_STALE_WHILE_REVALIDATE = env.int("HTTP_CACHE_STALE_WHILE_REVALIDATE", default=300)
+# Every page's ETag also changes at least this often (bzpeer.http_caching.validator_period):
+# as long as the profile page cache keeps a page, and for the same reason.
+HTTP_CACHE_VALIDATOR_SECONDS = env.int("HTTP_CACHE_VALIDATOR_SECONDS", default=600)

@@ -8,6 +8,7 @@ from .base import *  # noqa: F403
 from .base import (
     CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT,
     CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT,
+    GRAPH_QUEUE,
     TEST_DATABASE_NAME,
     TEST_REDIS_URL,
 )
@@ -27,6 +28,11 @@ CACHES = {
 }
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_DEFAULT_QUEUE = CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or "bzpeer-test"
+# A test's worker consumes the one queue the test names (tests/publications'
+# test_import_on_workers.Workers), so imports and mail stay on the default queue here; the graph
+# keeps its own queue, which its worker test starts a worker on. The production routes are
+# tested on their own (tests/bzpeer/test_celery_queues.py).
+CELERY_TASK_ROUTES = {"graph.tasks.*": {"queue": GRAPH_QUEUE}}
 # A worker killed by a test gets its unacknowledged chunk back within seconds, not an hour.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": 5

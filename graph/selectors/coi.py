@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.db import connection
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from bzpeer.db import read_connection
 from researchers.models import Affiliation, Institution, Researcher
 from researchers.name_search import researchers_matching_name
 from researchers.selectors import researchers_public
@@ -96,7 +96,7 @@ def conflicts_of_interest(
             }
         return pairs[(a, b)]
 
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(_COI_WORKS_SQL, {"ids": ids, "since": since})
         for a, b, work_id, title, year in cursor.fetchall():
             entry = pair(a, b)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection
 from django.urls import reverse
 
+from bzpeer.db import read_connection
 from researchers.models import Researcher
 
 from ..models import MAX_AUTHORS_FOR_EDGES, CoauthorEdge
@@ -50,7 +50,7 @@ def _shortest_path_ids(source: int, target: int) -> tuple[list[int] | None, str]
     while frontiers[0] and frontiers[1] and hops < MAX_PATH_HOPS:
         side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
         mine, other = parents[side], parents[1 - side]
-        with connection.cursor() as cursor:
+        with read_connection().cursor() as cursor:
             cursor.execute(_NEIGHBOURS_SQL, {"ids": frontiers[side]})
             pairs = sorted(cursor.fetchall())
         hops += 1
@@ -99,7 +99,7 @@ def collaboration_path(source: Researcher, target: Researcher) -> dict[str, Any]
         return result
     people = Researcher.objects.in_bulk(ids)
     result["researchers"] = [researcher_ref(people[i]) for i in ids]
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         for a, b in zip(ids, ids[1:], strict=False):
             cursor.execute(_HOP_WORKS_SQL, {"a": a, "b": b, "limit": WORKS_PER_HOP})
             works = [

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from bzpeer.db import read_connection
 from publications.models import Authorship, WorkTopic
 from researchers.models import Affiliation, Institution, Researcher
 
@@ -158,7 +158,7 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
     center = f"r:{rid}"
     nodes: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(_COLLABORATORS_SQL, {"id": rid, "limit": SLICE_CAPS["collaborators"]})
         collaborators = cursor.fetchall()
         people = [rid] + [row[0] for row in collaborators]

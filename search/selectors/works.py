@@ -14,10 +14,10 @@ from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.search import SearchQuery
-from django.db import connection
 from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, QuerySet, Value, When
 from django.utils.safestring import SafeString
 
+from bzpeer.db import read_connection
 from publications.models import Authorship, Work, WorkTopic
 from researchers.name_search import AnyOf
 from search.highlight import HIGHLIGHT_START, HIGHLIGHT_STOP, highlighted_html
@@ -154,7 +154,7 @@ def work_search(
         query,
         _ABSTRACT_HEADLINE_OPTIONS,
     ]
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(_WORK_PAGE_SQL.format(candidates=candidates_sql), params)
         rows = cursor.fetchall()
     if not rows:

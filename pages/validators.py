@@ -1,0 +1,94 @@
+"""The HTTP validators (ETags) of the public pages, for bzpeer.http_caching.public_page.
+
+Each is one small read, run before the view on every anonymous request (a 304 runs nothing
+else). The profile's is the state that keys its page cache (pages.views._anonymous_page): the
+record's fields the page shows, the query string and the works version, so a changed record gets
+a new ETag exactly when its cached page stops being served. The other pages have no page cache;
+their ETags take the record's own row and the cheapest sign of new works, and
+bzpeer.http_caching adds a period (HTTP_CACHE_VALIDATOR_SECONDS) for what they show of other
+records (rankings of researchers, a coauthor renamed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.http import HttpRequest
+
+from bzpeer.db import fetchone_without_health_check
+from publications.models import Authorship, Topic, Work, WorkTopic
+from researchers import page_cache
+from researchers.models import Institution, Researcher
+
+from . import selectors
+
+_MISSING = object()
+
+
+def profile_page_state(request: HttpRequest, slug: str) -> selectors.ProfilePageState | None:
+    """The profile's state, read once per request (the ETag and the page cache both use it)."""
+    state: Any = getattr(request, "_profile_page_state", _MISSING)
+    if state is _MISSING:
+        state = selectors.researcher_profile_page_state(slug)
+        request._profile_page_state = state  # type: ignore[attr-defined]
+    return state  # type: ignore[no-any-return]
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.md5(repr(parts).encode(), usedforsecurity=False).hexdigest()
+
+
+def profile_etag(request: HttpRequest, slug: str) -> str | None:
+    state = profile_page_state(request, slug)
+    if state is None or state.merged_into_id:
+        return None  # a 404 or a redirect: nothing to validate
+    version = page_cache.works_version(researcher_id=state.researcher_id)
+    return f"{_digest(state.fields, request.get_full_path())}-{version.decode()}"
+
+
+_WORK_STATE_SQL = f"""
+SELECT w.updated_at,
+       (SELECT max(r.updated_at) FROM {Authorship._meta.db_table} a
+        JOIN {Researcher._meta.db_table} r ON r.id = a.researcher_id WHERE a.work_id = w.id),
+       (SELECT count(*) FROM {Authorship._meta.db_table} a WHERE a.work_id = w.id)
+FROM {Work._meta.db_table} w WHERE w.id = %s
+"""
+
+
+def work_etag(request: HttpRequest, pk: int) -> str | None:
+    """The work's row and its authors' records (their names and links are on the page)."""
+    row = fetchone_without_health_check(_WORK_STATE_SQL, [pk])
+    return None if row is None else _digest(row, request.get_full_path())
+
+
+# The newest arrival in the topic: one probe of work_topic_arrival_idx (topic, work_created_at).
+_TOPIC_STATE_SQL = f"""
+SELECT t.name, t.description, t.parent_id, t.followers_count,
+       (SELECT max(wt.work_created_at) FROM {WorkTopic._meta.db_table} wt WHERE wt.topic_id = t.id)
+FROM {Topic._meta.db_table} t WHERE t.id = %s
+"""
+
+
+def topic_etag(request: HttpRequest, pk: int) -> str | None:
+    row = fetchone_without_health_check(_TOPIC_STATE_SQL, [pk])
+    return None if row is None else _digest(row, request.get_full_path())
+
+
+_INSTITUTION_STATE_SQL = f"""
+SELECT i.updated_at, i.followers_count FROM {Institution._meta.db_table} i WHERE i.id = %s
+"""
+
+
+def institution_etag(request: HttpRequest, pk: int) -> str | None:
+    row = fetchone_without_health_check(_INSTITUTION_STATE_SQL, [pk])
+    return None if row is None else _digest(row, request.get_full_path())
+
+
+_HOME_STATE_SQL = f"SELECT max(id) FROM {Work._meta.db_table}"  # noqa: S608  # a model's table
+
+
+def home_etag(request: HttpRequest) -> str | None:
+    """The counts the page shows (cached in Redis already) and the newest work's id."""
+    row = fetchone_without_health_check(_HOME_STATE_SQL, [])
+    return _digest(selectors.site_counts(), row, request.get_full_path())

@@ -16,8 +16,9 @@ from django.db.models import Exists, OuterRef, QuerySet
 from bzpeer.db import fetchone_without_health_check
 from graph.models import CloseCollaboratorsCount
 from publications.models import Authorship, Topic, Work, WorkTopic
-from researchers.models import Institution, Researcher
-from researchers.selectors import researchers_public
+from researchers.cv_display import cv_headings
+from researchers.models import CVEntry, Institution, Researcher
+from researchers.selectors import CV_ORDER_SQL, CV_ROW_COLUMNS, researchers_public
 
 SITE_COUNTS_SECONDS = 300
 
@@ -49,6 +50,22 @@ def researchers_in_topic(topic: Topic, *, limit: int = 24) -> QuerySet[Researche
     )
 
 
+_CV = CVEntry._meta.db_table
+# The CV's shown entries, as one JSON array in the profile's own row: the CV costs no query of
+# its own, whatever its length (the unique (researcher, source, source_key) index finds them).
+_CV_JSON_SQL = f"""(
+  SELECT json_agg(json_build_object({", ".join(f"'{name}', e.{name}" for name in CV_ROW_COLUMNS)})
+                  ORDER BY {", ".join(f"e.{term.strip()}" for term in CV_ORDER_SQL.split(","))})
+  FROM {_CV} e WHERE e.researcher_id = r.id AND NOT e.hidden
+)"""
+# What the cached page and its ETag must change with when the CV does: hiding an entry moves
+# no updated_at (an UPDATE of one flag), so the ids and flags themselves are digested.
+_CV_FINGERPRINT_SQL = f"""(
+  SELECT md5(string_agg(e.id::text || ':' || e.hidden::text || ':' || e.updated_at::text, ','
+                        ORDER BY e.id))
+  FROM {_CV} e WHERE e.researcher_id = r.id
+)"""
+
 # Raw SQL on purpose, like the page state below: this runs for every profile page, and the
 # ORM's compiling of the joined query cost more than PostgreSQL's answering it. Only the
 # columns the profile shows are read (the trust breakdown, a JSON document, is not).
@@ -58,7 +75,8 @@ SELECT r.id, r.slug, r.display_name, r.tagline, r.alternate_names, r.orcid, r.op
        r.claimed_by_id, r.works_count, r.cited_by_count, r.h_index, r.i10_index, r.topics_count,
        r.followers_count, coalesce(c.close_collaborators_count, 0) AS close_collaborators_count,
        r.citations_by_year, r.last_known_institution_id, r.merged_into_id, r.updated_at,
-       i.name AS last_known_institution_name, m.slug AS merged_into_slug
+       i.name AS last_known_institution_name, m.slug AS merged_into_slug,
+       {_CV_JSON_SQL} AS cv_json
 FROM researchers_researcher r
 LEFT JOIN researchers_institution i ON i.id = r.last_known_institution_id
 LEFT JOIN researchers_researcher m ON m.id = r.merged_into_id
@@ -70,7 +88,8 @@ WHERE r.slug = %s
 def researcher_for_profile(slug: str) -> Researcher | None:
     """The record behind /researchers/<slug>/ with what the page shows: its institution comes
     joined (last_known_institution is set, with its id and name), and for a merged record
-    `merged_into_slug` names the survivor to redirect to."""
+    `merged_into_slug` names the survivor to redirect to. `cv` holds the CV's headings
+    (researchers.cv_display), hidden entries left out, read in the same statement."""
     found = list(Researcher.objects.raw(_PROFILE_SQL, [slug]))
     if not found:
         return None
@@ -82,6 +101,7 @@ def researcher_for_profile(slug: str) -> Researcher | None:
         )
     else:
         researcher.last_known_institution = None
+    researcher.cv = cv_headings(researcher.cv_json or ())  # type: ignore[attr-defined]  # from _PROFILE_SQL
     return researcher
 
 
@@ -89,7 +109,7 @@ def researcher_for_profile(slug: str) -> Researcher | None:
 class ProfilePageState:
     """What decides whether a cached profile page is still the page: the record's id, whether
     it was merged away, and every field the page shows that can change without updated_at
-    moving (counts kept by SQL updates, the trust score, the claim)."""
+    moving (counts kept by SQL updates, the trust score, the claim, the CV's entries)."""
 
     researcher_id: int
     merged_into_id: int | None
@@ -101,7 +121,7 @@ class ProfilePageState:
 _PROFILE_PAGE_STATE_SQL = f"""
 SELECT r.id, r.merged_into_id, r.updated_at, r.works_count, r.cited_by_count, r.h_index,
        r.i10_index, r.topics_count, r.followers_count, c.close_collaborators_count,
-       r.trust_score, r.verification_level, r.claimed_by_id
+       r.trust_score, r.verification_level, r.claimed_by_id, {_CV_FINGERPRINT_SQL} AS cv
 FROM researchers_researcher r
 LEFT JOIN {CloseCollaboratorsCount._meta.db_table} c ON c.researcher_id = r.id
 WHERE r.slug = %s

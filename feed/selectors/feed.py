@@ -33,6 +33,7 @@ an item, and nothing is counted.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -144,12 +145,67 @@ _IN_WINDOW = """
                     >= %(published_since)s)"""
 
 
+# The columns of a listed work (FeedItem's fields from pk to listed_topics), for the aliases w
+# (publications_work) and s (its source).
+_WORK_COLUMNS = f"""w.id, w.title, w.type, w.publication_year, w.publication_date,
+       w.abstract, w.doi, w.arxiv_id, w.code_url, w.cited_by_count, w.authors_count,
+       coalesce(nullif(s.abbreviated_name, ''), s.name),
+       (SELECT coalesce(json_agg(json_build_object(
+                   'slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name)
+                   ORDER BY a.position), '[]')
+        FROM publications_authorship a LEFT JOIN researchers_researcher r ON r.id = a.researcher_id
+        WHERE a.work_id = w.id AND a.position <= {LISTED_AUTHORS}),
+       (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'code', t.code)
+                   ORDER BY wt.score DESC, t.name), '[]')
+        FROM publications_worktopic wt JOIN publications_topic t ON t.id = wt.topic_id
+        WHERE wt.work_id = w.id)"""
+
+# Why a work is in the user's feed (FeedItem.because_*), for the work id {work_id}.
+_BECAUSE_COLUMNS = """       -- Why: the byline's and the topics' unmuted follows, one probe of the follow's unique
+       -- (user, record) index each (not a hash of all the user's follows per row).
+       (SELECT coalesce(json_agg(json_build_object('slug', r.slug, 'name', r.display_name)
+                   ORDER BY r.display_name, r.id), '[]')
+        FROM researchers_researcher r
+        WHERE r.id IN (SELECT a.researcher_id FROM publications_authorship a
+                       WHERE a.work_id = {work_id} AND EXISTS (
+                           SELECT 1 FROM researchers_follow f
+                           WHERE f.user_id = %(user_id)s AND f.researcher_id = a.researcher_id
+                             AND NOT f.muted))),
+       (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name)
+                   ORDER BY t.name, t.id), '[]')
+        FROM publications_topic t
+        WHERE t.id IN (SELECT wt.topic_id FROM publications_worktopic wt
+                       WHERE wt.work_id = {work_id} AND EXISTS (
+                           SELECT 1 FROM feed_topicfollow f
+                           WHERE f.user_id = %(user_id)s AND f.topic_id = wt.topic_id
+                             AND NOT f.muted)))"""
+
+
 def _page_sql(*, window: bool) -> str:
     """The page statement; with `window`, only works that arrived after %(after_at)s and were
-    published on or after %(published_since)s count (the digest). The same filter at every step
-    keeps the floor of step 2 sound: it is the page-th newest of the works that count."""
+    published on or after %(published_since)s count (the digest), and the rows are the works'
+    arrivals, ids and "because" only: a digest run reads the works' own columns once for all
+    the users of a chunk (feed_works_listed), since the same works are in many digests. The
+    same filter at every step keeps the floor of step 2 sound: it is the page-th newest of the
+    works that count."""
     in_window_a = _IN_WINDOW.format(alias="a") if window else ""
     in_window_wt = _IN_WINDOW.format(alias="wt") if window else ""
+    final = (
+        f"""SELECT p.work_created_at, p.work_id,
+{_BECAUSE_COLUMNS.format(work_id="p.work_id")}
+FROM page p
+ORDER BY p.work_created_at DESC, p.work_id DESC
+"""
+        if window
+        else f"""SELECT p.work_created_at, {_WORK_COLUMNS},
+{_BECAUSE_COLUMNS.format(work_id="w.id")},
+       (SELECT read_through FROM watermark)
+FROM page p
+JOIN publications_work w ON w.id = p.work_id
+LEFT JOIN publications_source s ON s.id = w.source_id
+ORDER BY p.work_created_at DESC, p.work_id DESC
+"""
+    )
     return f"""
 WITH {_FOLLOWED},
 -- Step 1: each followed record's newest arrival below the cursor (one index probe each).
@@ -208,42 +264,7 @@ page AS MATERIALIZED (
     SELECT DISTINCT work_created_at, work_id FROM candidates
     ORDER BY work_created_at DESC, work_id DESC LIMIT %(limit)s
 )
-SELECT p.work_created_at, w.id, w.title, w.type, w.publication_year, w.publication_date,
-       w.abstract, w.doi, w.arxiv_id, w.code_url, w.cited_by_count, w.authors_count,
-       coalesce(nullif(s.abbreviated_name, ''), s.name),
-       (SELECT coalesce(json_agg(json_build_object(
-                   'slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name)
-                   ORDER BY a.position), '[]')
-        FROM publications_authorship a LEFT JOIN researchers_researcher r ON r.id = a.researcher_id
-        WHERE a.work_id = w.id AND a.position <= {LISTED_AUTHORS}),
-       (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'code', t.code)
-                   ORDER BY wt.score DESC, t.name), '[]')
-        FROM publications_worktopic wt JOIN publications_topic t ON t.id = wt.topic_id
-        WHERE wt.work_id = w.id),
-       -- Why: the byline's and the topics' unmuted follows, one probe of the follow's unique
-       -- (user, record) index each (not a hash of all the user's follows per row).
-       (SELECT coalesce(json_agg(json_build_object('slug', r.slug, 'name', r.display_name)
-                   ORDER BY r.display_name, r.id), '[]')
-        FROM researchers_researcher r
-        WHERE r.id IN (SELECT a.researcher_id FROM publications_authorship a
-                       WHERE a.work_id = w.id AND EXISTS (
-                           SELECT 1 FROM researchers_follow f
-                           WHERE f.user_id = %(user_id)s AND f.researcher_id = a.researcher_id
-                             AND NOT f.muted))),
-       (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name)
-                   ORDER BY t.name, t.id), '[]')
-        FROM publications_topic t
-        WHERE t.id IN (SELECT wt.topic_id FROM publications_worktopic wt
-                       WHERE wt.work_id = w.id AND EXISTS (
-                           SELECT 1 FROM feed_topicfollow f
-                           WHERE f.user_id = %(user_id)s AND f.topic_id = wt.topic_id
-                             AND NOT f.muted))),
-       (SELECT read_through FROM watermark)
-FROM page p
-JOIN publications_work w ON w.id = p.work_id
-LEFT JOIN publications_source s ON s.id = w.source_id
-ORDER BY p.work_created_at DESC, p.work_id DESC
-"""
+{final}"""
 
 
 _PAGE_SQL = _page_sql(window=False)
@@ -330,11 +351,22 @@ def _feed_items(rows: list[tuple[Any, ...]]) -> list[FeedItem]:
 
 
 @dataclass(frozen=True, slots=True)
-class FeedWindow:
-    """The newest works of a window of the feed (`items`, newest first) and how many works the
-    window holds in all (`total`; more than len(items) when the window was cut)."""
+class WindowEntry:
+    """A work of a window of the user's feed: when it arrived, and the user's follows that put
+    it there ({"slug", "name"} researchers, {"id", "name"} topics)."""
 
-    items: list[FeedItem]
+    arrived_at: datetime
+    work_id: int
+    because_researchers: list[dict[str, Any]]
+    because_topics: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedWindow:
+    """The newest works of a window of the feed (`entries`, newest first) and how many works
+    the window holds in all (`total`; more than len(entries) when the window was cut)."""
+
+    entries: list[WindowEntry]
     total: int
 
 
@@ -353,6 +385,17 @@ SELECT count(*) FROM (
 ) works
 """
 
+_WORKS_LISTED_SQL = f"""
+SELECT {_WORK_COLUMNS}
+FROM publications_work w
+LEFT JOIN publications_source s ON s.id = w.source_id
+WHERE w.id = ANY(%(work_ids)s)
+"""
+
+
+# FeedItem's fields that _WORK_COLUMNS gives, in its order (pk to listed_topics).
+_LISTED_FIELDS = [field.name for field in dataclasses.fields(FeedItem)][1:-3]
+
 
 def feed_window(
     user: User,
@@ -363,8 +406,9 @@ def feed_window(
     limit: int,
 ) -> FeedWindow:
     """The user's feed cut to the works that arrived in (arrived_after, arrived_until] and were
-    published on or after `published_since`: the newest `limit` of them, each with its "because"
-    (the feed's own statement and rules: deduplicated, muted follows left out), and their total.
+    published on or after `published_since`: the newest `limit` of them with their "because"
+    (the feed's own statement and rules: deduplicated, muted follows left out), and their
+    total. The works' own columns come from feed_works_listed, once for many windows.
 
     For the email digest. One query, and a count only when there are more than `limit`.
     """
@@ -379,12 +423,35 @@ def feed_window(
     }
     with connection.cursor() as db:
         db.execute(_WINDOW_SQL, params)
-        items = _feed_items(db.fetchall())
-        if len(items) <= limit:
-            return FeedWindow(items=items, total=len(items))
+        entries = [WindowEntry(*row) for row in db.fetchall()]
+        if len(entries) <= limit:
+            return FeedWindow(entries=entries, total=len(entries))
         db.execute(_WINDOW_COUNT_SQL, params)
         total = int(db.fetchone()[0])
-    return FeedWindow(items=items[:limit], total=total)
+    return FeedWindow(entries=entries[:limit], total=total)
+
+
+def feed_works_listed(work_ids: Iterable[int]) -> dict[int, tuple[Any, ...]]:
+    """The listed columns of these works (FeedItem's fields from pk to listed_topics), by id;
+    a work deleted meanwhile is missing. One query."""
+    with connection.cursor() as db:
+        db.execute(_WORKS_LISTED_SQL, {"work_ids": sorted(set(work_ids))})
+        return {row[0]: row for row in db.fetchall()}
+
+
+def feed_window_items(window: FeedWindow, works: Mapping[int, tuple[Any, ...]]) -> list[FeedItem]:
+    """The window's entries as feed items, with the works' columns from feed_works_listed."""
+    return [
+        FeedItem(
+            arrived_at=entry.arrived_at,
+            **dict(zip(_LISTED_FIELDS, works[entry.work_id], strict=True)),
+            because_researchers=entry.because_researchers,
+            because_topics=entry.because_topics,
+            is_new=False,
+        )
+        for entry in window.entries
+        if entry.work_id in works
+    ]
 
 
 def feed_new_count(user: User) -> int:

@@ -50,12 +50,18 @@ from django.db import connection
 
 from bzpeer.users.models import User
 from feed.models import DigestDelivery, DigestPeriod
-from feed.selectors import DEFAULT_DELIVERY_SQL, digest_deliveries_pending, feed_window
+from feed.selectors import (
+    DEFAULT_DELIVERY_SQL,
+    FeedWindow,
+    digest_deliveries_pending,
+    feed_window,
+    feed_works_listed,
+)
 from notifications.kinds import NotificationCategory
 from notifications.models import NotificationPreference
 from notifications.services.emails import can_email
 
-from .digest_emails import digest_email_build
+from .digest_emails import DigestListing, digest_email_build
 
 logger = logging.getLogger(__name__)
 
@@ -213,7 +219,9 @@ def _send_claimed(cursor: Any, delivery_ids: list[int]) -> DigestChunkOutcome:
     emailed = 0
     mail_connection = mail.get_connection()
     try:
-        mail_connection.open()
+        # First each user's window (the feed's selection, one statement per user), then the
+        # works' columns once for the whole chunk: a week's works are in many users' digests.
+        windows: list[tuple[int, User, str, FeedWindow]] = []
         for delivery_id, user_id, period, window_start, window_end in claimed:
             user = users.get(user_id)
             if user is None or not can_email(user) or chosen.get(user_id, period) != period:
@@ -226,10 +234,22 @@ def _send_claimed(cursor: Any, delivery_ids: list[int]) -> DigestChunkOutcome:
                 published_since=(window_end - PUBLISHED_WITHIN).date(),
                 limit=DIGEST_ITEMS_SHOWN,
             )
-            if not window.items:
+            if window.entries:
+                windows.append((delivery_id, user, period, window))
+            else:
+                empty.append(delivery_id)
+        works = feed_works_listed(
+            entry.work_id for *_, window in windows for entry in window.entries
+        )
+        listing = DigestListing()
+        mail_connection.open()
+        for delivery_id, user, period, window in windows:
+            message = digest_email_build(
+                user=user, period=period, window=window, works=works, listing=listing
+            )
+            if message is None:  # every work of the window was deleted meanwhile
                 empty.append(delivery_id)
                 continue
-            message = digest_email_build(user=user, period=period, window=window)
             message.connection = mail_connection
             message.send()
             _finish(cursor, [delivery_id], emailed=True, works_count=window.total)

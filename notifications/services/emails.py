@@ -8,6 +8,7 @@ Account emails (address confirmation, password reset) are allauth's and are not 
 from __future__ import annotations
 
 import logging
+from functools import cache
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -59,6 +60,11 @@ def _with_footer(html_body: str, footer: str) -> str:
     return f"{html_body[:closing]}{footer}{html_body[closing:]}"
 
 
+@cache
+def _preferences_path() -> str:
+    return reverse("notifications:preferences")
+
+
 def optional_email_build(
     *, user: User, category: str, subject: str, text_body: str, html_body: str
 ) -> EmailMultiAlternatives:
@@ -69,7 +75,7 @@ def optional_email_build(
     context = {
         "unsubscribe_url": url,
         "category_label": category_label(category),
-        "preferences_url": absolute_url(reverse("notifications:preferences")),
+        "preferences_url": absolute_url(_preferences_path()),
     }
     text = f"{text_body.rstrip()}\n\n{render_to_string('notifications/email/_unsubscribe.txt', context)}"
     html = _with_footer(

@@ -1,0 +1,305 @@
+"""The digest benchmark (issue 14): `python -m tests.bench.digest_bench`.
+
+The weekly digest of every user, computed and handed to the mail backend in one process, as one
+worker would (the `send_digests --sync` path: plan, then chunk after chunk of claim, the feed's
+window per user, render, send, mark). Target: all 200,000 users in under 5 minutes.
+
+The corpus is feed_bench's, generated the same way (its GENERATE statements, set-based with
+generate_series) in a database of its own (default bzpeer_digest_bench): researchers, works
+arriving over two years, skewed bylines and topics, `--users` users each following
+`--follows` (23) researchers drawn so a few have tens of thousands of followers. On top, the
+week before the run's clock gets what a digest lists: the works that arrived in it are given a
+publication date a few days before their arrival, except one in ten left as old papers (the
+backfill the digest must not announce). Every user is in UTC, so all of them are due at the
+run's clock (Monday 08:00 UTC); each one's time zone is still evaluated by the selection.
+
+The mail backend (`--backend`): "serialize" (default) builds each message's MIME bytes, as a
+real backend must before it hands them over, and drops them; "dummy" is Django's, which builds
+nothing. It reports the plan, the send, the rate per user, the database's share (every query
+timed through Django's execute_wrapper) and the extrapolation to 200,000 users, and writes
+bench-data/digest-report.json. Figures, not a test; the corpus is kept while the parameters
+match (`--regenerate` to force).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from tests.bench import feed_bench
+from tests.bench.import_bench import (
+    DATA_DIR,
+    bench_database_url,
+    ensure_database,
+    machine_describe,
+    manage,
+    say,
+)
+
+# Monday 30 November 2026, 08:00 UTC.
+CLOCK = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+TARGET_USERS = 200_000
+TARGET_SECONDS = 5 * 60
+
+# The week's works: feed_bench's arrivals end when it generated them; they are shifted to end at
+# CLOCK, then the works that arrived in the week before it get a publication date a few days
+# before their arrival, except one in ten left as old papers (a backfill the digest must skip).
+PREPARE = [
+    (
+        "arrivals shifted to end at the clock",
+        """
+        UPDATE publications_work
+        SET created_at = created_at + (%(clock)s::timestamptz - (SELECT max(created_at)
+                                                               FROM publications_work))
+        """,
+    ),
+    (
+        "authorship arrivals",
+        """
+        UPDATE publications_authorship a SET work_created_at = w.created_at
+        FROM publications_work w WHERE w.id = a.work_id AND a.work_created_at <> w.created_at
+        """,
+    ),
+    (
+        "work topic arrivals",
+        """
+        UPDATE publications_worktopic t SET work_created_at = w.created_at
+        FROM publications_work w WHERE w.id = t.work_id AND t.work_created_at <> w.created_at
+        """,
+    ),
+    (
+        "publication dates of the week's works",
+        """
+        UPDATE publications_work
+        SET publication_date = CASE
+                WHEN id %% 10 = 0 THEN date '2019-06-01'
+                ELSE (created_at - (id %% 20) * interval '1 day')::date END
+        WHERE created_at > %(clock)s::timestamptz - interval '7 days'
+        """,
+    ),
+    ("users in UTC, with addresses", "UPDATE users_user SET time_zone = 'UTC', is_active = true"),
+]
+
+
+def corpus_ready(url: str, params: dict[str, int]) -> bool:
+    return feed_bench.corpus_params_stored(url) == params
+
+
+def corpus_build(url: str, params: dict[str, int]) -> dict[str, float]:
+    seconds = feed_bench.corpus_generate(url, params)
+    with psycopg.connect(url, autocommit=True) as connection:
+        for name, statement in PREPARE:
+            say(f"  {name} ...")
+            started = time.perf_counter()
+            connection.execute(statement, {"clock": CLOCK})
+            seconds[name] = round(time.perf_counter() - started, 1)
+        for table in ("publications_work", "publications_authorship", "publications_worktopic"):
+            connection.execute(f"VACUUM ANALYZE {table}")
+    return seconds
+
+
+def backend_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a PostgreSQL backend on this machine, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class SerializingBackend:
+    """Builds each message's bytes (what a real backend sends) and drops them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.bytes = 0
+
+    def open(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        return None
+
+    def send_messages(self, messages: Sequence[Any]) -> int:
+        for message in messages:
+            self.bytes += len(message.message().as_bytes())
+        return len(messages)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", default="bzpeer_digest_bench")
+    parser.add_argument("--works", type=int, default=200_000)
+    parser.add_argument("--users", type=int, default=20_000)
+    parser.add_argument("--follows", type=int, default=23, help="researchers per user")
+    parser.add_argument("--backend", choices=["serialize", "dummy"], default="serialize")
+    parser.add_argument("--limit-users", type=int, default=0, help="send to the first N only")
+    parser.add_argument("--regenerate", action="store_true")
+    args = parser.parse_args(argv)
+
+    params = {
+        "works": args.works,
+        "researchers": max(1, args.works // 2),
+        "topics": 4_500,
+        "users": args.users,
+        "background": args.follows,
+        "measured": 0,
+        "small_follows": 0,
+        "large_follows": 0,
+    }
+    url = bench_database_url(args.database)
+    ensure_database(url)
+    DATA_DIR.mkdir(exist_ok=True)
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local",
+        "DEBUG": "false",
+    }
+    say(f"migrating {args.database} ...")
+    manage(["migrate", "--noinput"], env=env, log=DATA_DIR / "digest-migrate.log")
+    generated = None
+    if args.regenerate or not corpus_ready(url, params):
+        say(f"generating the corpus: {params}")
+        generated = corpus_build(url, params)
+
+    os.environ.update(
+        DATABASE_URL=url,
+        DJANGO_SETTINGS_MODULE="bzpeer.settings.local",
+        DEBUG="false",
+        SITE_URL="https://bzpeer.example",
+        EMAIL_BACKEND=(
+            "tests.bench.digest_bench.SerializingBackend"
+            if args.backend == "serialize"
+            else "django.core.mail.backends.dummy.EmailBackend"
+        ),
+    )
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from feed import services
+
+    with psycopg.connect(url, autocommit=True) as raw:
+        machine = machine_describe(raw)
+        raw.execute("DELETE FROM feed_digestdelivery")
+        counts = {
+            table: raw.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in (
+                "publications_work",
+                "publications_authorship",
+                "users_user",
+                "researchers_follow",
+            )
+        }
+        counts["works_in_the_week"] = raw.execute(
+            "SELECT count(*) FROM publications_work"
+            " WHERE created_at > %s::timestamptz - interval '7 days' AND created_at <= %s",
+            [CLOCK, CLOCK],
+        ).fetchone()[0]
+        counts["max_followers"] = raw.execute(
+            "SELECT max(n) FROM (SELECT count(*) n FROM researchers_follow GROUP BY researcher_id) f"
+        ).fetchone()[0]
+        load_before = os.getloadavg()
+    say(f"machine: {machine}")
+    say(f"corpus: {counts}")
+
+    database_seconds = 0.0
+    statements = 0
+
+    def timed(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        nonlocal database_seconds, statements
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            database_seconds += time.perf_counter() - started
+            statements += 1
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend_pid = cursor.fetchone()[0]
+    backend_cpu_before = backend_cpu_seconds(backend_pid)
+    python_cpu_before = time.process_time()
+    with connection.execute_wrapper(timed):
+        started = time.perf_counter()
+        plan = services.digests_plan(period="weekly", clock=CLOCK)
+        plan_seconds = time.perf_counter() - started
+        pending = plan.pending[: args.limit_users] if args.limit_users else plan.pending
+        say(f"planned {plan.planned:,} in {plan_seconds:.1f} s; sending {len(pending):,} ...")
+        emailed = empty = 0
+        send_started = time.perf_counter()
+        chunks = services.digest_chunks(pending)
+        for number, chunk in enumerate(chunks, start=1):
+            outcome = services.digest_deliveries_send(delivery_ids=chunk)
+            emailed += outcome.emailed
+            empty += outcome.empty
+            if number % 10 == 0 or number == len(chunks):
+                elapsed = time.perf_counter() - send_started
+                say(f"  {number * len(chunk):,} users, {elapsed:.1f} s, {emailed:,} emailed")
+        send_seconds = time.perf_counter() - send_started
+        total_seconds = time.perf_counter() - started
+        python_cpu = time.process_time() - python_cpu_before
+        backend_cpu = backend_cpu_seconds(backend_pid) - backend_cpu_before
+        again_started = time.perf_counter()
+        again = services.digests_plan(period="weekly", clock=CLOCK)
+        again_seconds = time.perf_counter() - again_started
+
+    with psycopg.connect(url, autocommit=True) as raw:
+        works_listed = raw.execute(
+            "SELECT avg(least(works_count, 50)), max(works_count), sum(works_count)"
+            " FROM feed_digestdelivery WHERE emailed"
+        ).fetchone()
+    users = len(pending)
+    per_user_ms = total_seconds / users * 1000 if users else 0.0
+    report = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine,
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
+        "corpus": counts,
+        "params": params,
+        "generated_seconds": generated,
+        "backend": args.backend,
+        "users": users,
+        "planned": plan.planned,
+        "emailed": emailed,
+        "nothing_to_send": empty,
+        "works_per_email_listed_avg": float(works_listed[0] or 0),
+        "works_in_largest_digest": works_listed[1],
+        "plan_seconds": round(plan_seconds, 2),
+        "send_seconds": round(send_seconds, 2),
+        "total_seconds": round(total_seconds, 2),
+        "database_seconds": round(database_seconds, 2),
+        "statements": statements,
+        "per_user_ms": round(per_user_ms, 3),
+        "extrapolated_200k_seconds": round(per_user_ms * TARGET_USERS / 1000, 1),
+        # On a shared machine the wall time waits for other processes' CPU: the CPU the run
+        # itself used (this process, then its PostgreSQL session, one after the other) is what
+        # one worker on a quiet machine would take.
+        "python_cpu_seconds": round(python_cpu, 2),
+        "postgres_cpu_seconds": round(backend_cpu, 2),
+        "cpu_per_user_ms": round((python_cpu + backend_cpu) / users * 1000, 3) if users else 0,
+        "cpu_extrapolated_200k_seconds": round((python_cpu + backend_cpu) / users * TARGET_USERS, 1)
+        if users
+        else 0,
+        "target_seconds": TARGET_SECONDS,
+        "second_run": {
+            "planned": again.planned,
+            "pending": len(again.pending),
+            "seconds": round(again_seconds, 2),
+        },
+    }
+    say(json.dumps({k: v for k, v in report.items() if k not in ("machine",)}, indent=2))
+    (DATA_DIR / "digest-report.json").write_text(json.dumps(report, indent=2, default=str))
+    say(f"report: {DATA_DIR / 'digest-report.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -26,4 +26,14 @@ urlpatterns = [
         name="work-not-mine",
     ),
     path("claims/researchers/<slug:slug>/trust/", views.trust_explain, name="trust-explain"),
+    path(
+        "claims/researchers/<slug:slug>/cv/<int:entry_id>/visibility/",
+        views.cv_entry_visibility,
+        name="cv-entry-visibility",
+    ),
+    path(
+        "claims/researchers/<slug:slug>/orcid-refresh/",
+        views.orcid_refresh,
+        name="orcid-refresh",
+    ),
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -23,6 +23,8 @@ from bzpeer.users.services import user_time_zone_set
 from notifications.services import notifications_mark_read
 from publications.models import Work
 from researchers.models import Researcher
+from researchers.selectors import researcher_cv
+from researchers.services import cv_entry_hidden_set
 
 from . import selectors, services
 from .forms import ClaimForm, ProfileEditForm, ReportForm, SplitRequestForm, VouchForm
@@ -189,6 +191,7 @@ def profile_edit(request: HttpRequest, slug: str) -> HttpResponse:
             "researcher": researcher,
             "form": form,
             "works": selectors.works_for_claimant(researcher),
+            "cv": researcher_cv(researcher.pk, include_hidden=True),
         },
         status=400 if request.method == "POST" else 200,
     )
@@ -221,3 +224,40 @@ def trust_explain(request: HttpRequest, slug: str) -> HttpResponse:
     if researcher.merged_into_id:
         return redirect("claims:trust-explain", slug=researcher.merged_into.slug, permanent=True)
     return render(request, "claims/trust_explain.html", {"trust": selectors.trust_view(researcher)})
+
+
+@login_required
+@require_POST
+def cv_entry_visibility(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
+    """Hide an entry of the claimant's CV from the profile, or show it again."""
+    researcher = selectors.researcher_claimed_by_user_or_404(slug=slug, user=request.user)
+    action = request.POST.get("action")
+    if action not in ("hide", "show"):
+        return HttpResponseBadRequest("Say whether to hide or show the entry.")
+    if not cv_entry_hidden_set(
+        researcher_id=researcher.pk, entry_id=entry_id, hidden=action == "hide"
+    ):
+        raise Http404("No such entry in this CV.")
+    messages.success(
+        request,
+        "The entry is hidden from your profile."
+        if action == "hide"
+        else "The entry is shown on your profile again.",
+    )
+    return redirect(reverse("claims:profile-edit", args=[researcher.slug]) + "#cv-heading")
+
+
+@login_required
+@require_POST
+def orcid_refresh(request: HttpRequest, slug: str) -> HttpResponse:
+    """Import the record's ORCID iD again (CV and works); a few times an hour at most. A
+    refusal (the rate limit, no iD) is the message on the page it goes back to."""
+    researcher = selectors.researcher_claimed_by_user_or_404(slug=slug, user=request.user)
+    with service_error_as_message(request):
+        services.orcid_record_refresh(researcher=researcher, user=request.user)
+        messages.success(
+            request,
+            f"Your ORCID record {researcher.orcid} is being imported; "
+            "the changes appear on your profile in a few minutes.",
+        )
+    return redirect(reverse("claims:profile-edit", args=[researcher.slug]) + "#cv-heading")

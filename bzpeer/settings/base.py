@@ -217,6 +217,11 @@ LOGIN_REDIRECT_URL = "/account/"
 # ORCID_SANDBOX switches every ORCID URL to sandbox.orcid.org for testing against ORCID's
 # sandbox; production uses orcid.org. Keys come from the ORCID developer tools.
 ORCID_SANDBOX = env.bool("ORCID_SANDBOX", default=False)
+# ORCID's public API, read by the ORCID importer (publications.importers.orcid.client).
+ORCID_PUBLIC_API_URL = env.str(
+    "ORCID_PUBLIC_API_URL",
+    default="https://pub.sandbox.orcid.org/v3.0" if ORCID_SANDBOX else "https://pub.orcid.org/v3.0",
+)
 ORCID_CLIENT_ID = env.str("ORCID_CLIENT_ID", default="")
 ORCID_CLIENT_SECRET = env.str("ORCID_CLIENT_SECRET", default="")
 SOCIALACCOUNT_PROVIDERS = {
@@ -242,6 +247,8 @@ CLAIMS_RATE_LIMITS = {
     "claim_submit": env.str("RATE_LIMIT_CLAIM", default="5/h"),
     "report_submit": env.str("RATE_LIMIT_REPORT", default="5/h"),
     "split_request": env.str("RATE_LIMIT_SPLIT_REQUEST", default="30/h"),
+    # The claimant's "Refresh from ORCID": each is a few ORCID API requests and an import.
+    "orcid_refresh": env.str("RATE_LIMIT_ORCID_REFRESH", default="3/h"),
 }
 # Vouching: at most this many vouches per user in any 30 days; this many vouches corroborate.
 CLAIMS_VOUCHES_PER_MONTH = env.int("CLAIMS_VOUCHES_PER_MONTH", default=5)

@@ -10,6 +10,7 @@ responsibility:
 - reports:       impersonation disputes and their resolution
 - merge:         merging duplicate records; split requests (a work that is not the claimant's)
 - profile:       the claimant edits their profile
+- orcid_import:  the claimant's ORCID record imported on approval and on their refresh
 - audit:         the moderation audit log
 - links:         the pages claims' notifications point to (notifications.services sends them)
 - trust_refresh: trust score refreshes queued after a change commits
@@ -39,6 +40,7 @@ from .decisions import (
 )
 from .errors import ClaimConflict, ClaimError
 from .merge import researcher_merge, split_request_resolve, split_request_submit
+from .orcid_import import orcid_record_refresh
 from .profile import researcher_profile_update
 from .reports import report_resolve, report_submit
 from .trust_refresh import trust_refresh_on_commit
@@ -58,6 +60,7 @@ __all__ = [
     "claim_submit",
     "claim_withdraw",
     "claims_bulk_decide",
+    "orcid_record_refresh",
     "report_resolve",
     "report_submit",
     "researcher_merge",

@@ -24,6 +24,7 @@ from researchers.models import Researcher, VerificationLevel
 from .audit import audit
 from .errors import ClaimConflict, ClaimError
 from .links import account_url, profile_url
+from .orcid_import import orcid_import_after_approval
 from .records import record_release, researcher_lock
 from .trust_refresh import trust_refresh_on_commit
 
@@ -177,6 +178,8 @@ def _approve(
     )
     _notify_decision(claim)
     trust_refresh_on_commit([researcher.pk], include_coauthors=True)
+    # The claimant's own ORCID record (CV, works) comes in once they are the record's owner.
+    orcid_import_after_approval(researcher=researcher, user=claim.user)
     logger.info("claim %s approved at L%s via %s", claim.pk, level, route)
     return claim
 

@@ -3,6 +3,7 @@ mod is a moderator (staff with the claims permissions)."""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -45,6 +46,28 @@ def eager_celery():
     celery_app.conf.task_eager_propagates = True
     yield
     celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates = previous
+
+
+# ORCID's 404, as its public API answers an iD it has no public record of.
+ORCID_NOT_FOUND = {
+    "response-code": 404,
+    "developer-message": "404 Not Found: The resource was not found.",
+    "user-message": "The resource was not found.",
+    "error-code": 9016,
+}
+
+
+@pytest.fixture(autouse=True)
+def orcid_public_api(httpserver, settings):
+    """ORCID's public API is a local server: an approval with a connected ORCID iD imports the
+    record (claims.services.orcid_import), and no test may reach pub.orcid.org. It answers
+    ORCID's 404 unless a test registers an answer with expect_oneshot_request (one-shot
+    handlers are matched before this permanent one)."""
+    httpserver.expect_request(re.compile(r"^/v3\.0/")).respond_with_json(
+        ORCID_NOT_FOUND, status=404
+    )
+    settings.ORCID_PUBLIC_API_URL = httpserver.url_for("/v3.0")
+    return httpserver
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
+from django.conf import settings
 
 from publications.importers.polite_http import PoliteClient
 from publications.importers.records import Rejected
@@ -39,11 +40,12 @@ _DETAIL_FIELDS = ("contributors", "short-description", "citation", "language-cod
 
 
 class OrcidClient(PoliteClient):
-    def __init__(self, *, base_url: str = ORCID_PUBLIC_API_URL, **kwargs: Any) -> None:
+    def __init__(self, *, base_url: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("min_interval_seconds", ORCID_MIN_INTERVAL_SECONDS)
         super().__init__(
             source="ORCID",
-            base_url=base_url,
+            base_url=base_url
+            or str(getattr(settings, "ORCID_PUBLIC_API_URL", ORCID_PUBLIC_API_URL)),
             headers={"Accept": "application/json"},
             **kwargs,
         )

@@ -1,6 +1,7 @@
 """The inbox (conversations with their unread counts, invitations received and sent) and the
-header badge. A fixed number of queries whatever the counts: the participant rows carry the
-unread counts and the last activity, so nothing is counted message by message."""
+header badge. A fixed number of queries whatever the counts (three for the inbox, one for the
+badge): the participant rows carry the unread counts and the last activity, so nothing is
+counted message by message, and every lookup reads an index in the order it needs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import datetime
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from bzpeer.users.models import User
@@ -19,6 +19,7 @@ from collaboration.models import (
     InvitationStatus,
     Message,
 )
+from researchers.models import Researcher
 
 from .invitations import DELETED_NAME, InvitationSummary, invitations_for
 
@@ -45,75 +46,96 @@ class Inbox:
     sent: list[InvitationSummary] = field(default_factory=list)
 
 
-def _preview(message: Message | None) -> str:
-    if message is None:
+def _preview(body: str | None, *, deleted: bool, hidden: bool) -> str:
+    if body is None:
         return ""
-    if message.hidden_at is not None:
+    if hidden:
         return "Hidden by a moderator"
-    if message.deleted_at is not None:
+    if deleted:
         return "Message deleted"
-    text = " ".join(message.body.split())
+    text = " ".join(body.split())
     return text if len(text) <= PREVIEW_LENGTH else text[: PREVIEW_LENGTH - 1] + "…"
+
+
+# The start of the last message is enough for its preview (PREVIEW_LENGTH once whitespace is
+# collapsed); a message can be 10,000 characters.
+_PREVIEW_SOURCE = 1_000
 
 
 def conversations_for(
     user: User, *, page: int = 1, per_page: int = 30
 ) -> tuple[list[ConversationSummary], bool]:
     """A page of the user's conversations, latest activity first, and whether more follow.
-    Four queries: the user's rows (an index scan of participant_inbox_idx), the other sides,
-    the last messages, the blocks between the user and those people."""
+
+    One query: the user's participant rows read in order from participant_inbox_idx (its
+    LIMIT stops the scan), and for each of those rows only, through LATERAL lookups by index:
+    the other side and their record, the start of the last message (message_conversation_idx,
+    newest first), and whether a block stands between the two."""
     offset = (max(page, 1) - 1) * per_page
-    last_message_id = (
-        Message.objects.filter(conversation_id=OuterRef("conversation_id"))
-        .order_by("-id")
-        .values("id")[:1]
-    )
-    rows = list(
-        ConversationParticipant.objects.filter(user=user)
-        .annotate(last_message_id=Subquery(last_message_id))
-        .order_by("-last_message_at", "-conversation_id")[offset : offset + per_page + 1]
-    )
-    has_next = len(rows) > per_page
-    rows = rows[:per_page]
-    if not rows:
-        return [], has_next
-    conversation_ids = [row.conversation_id for row in rows]
-    others = {
-        other.conversation_id: other
-        for other in ConversationParticipant.objects.filter(conversation_id__in=conversation_ids)
-        .exclude(user=user)
-        .select_related("researcher")
-        .only("conversation_id", "user_id", "researcher__slug", "researcher__display_name")
-    }
-    messages = {
-        message.pk: message
-        for message in Message.objects.filter(
-            pk__in=[row.last_message_id for row in rows if row.last_message_id]
+    participant = ConversationParticipant._meta.db_table
+    message = Message._meta.db_table
+    block = Block._meta.db_table
+    researcher = Researcher._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT mine.conversation_id, mine.last_message_at, mine.unread_count, mine.muted,
+                   other.user_id, record.slug, record.display_name,
+                   last.body_start, last.deleted_at IS NOT NULL, last.hidden_at IS NOT NULL,
+                   EXISTS (SELECT 1 FROM {block} b
+                           WHERE (b.blocker_id = %(user)s AND b.blocked_id = other.user_id)
+                              OR (b.blocker_id = other.user_id AND b.blocked_id = %(user)s))
+            FROM (SELECT * FROM {participant}
+                  WHERE user_id = %(user)s
+                  ORDER BY last_message_at DESC, conversation_id DESC
+                  LIMIT %(limit)s OFFSET %(offset)s) mine
+            LEFT JOIN LATERAL (SELECT user_id, researcher_id FROM {participant} o
+                               WHERE o.conversation_id = mine.conversation_id
+                                 AND o.id <> mine.id
+                               LIMIT 1) other ON true
+            LEFT JOIN {researcher} record ON record.id = other.researcher_id
+            LEFT JOIN LATERAL (SELECT left(body, %(preview)s) AS body_start, deleted_at,
+                                      hidden_at
+                               FROM {message} m
+                               WHERE m.conversation_id = mine.conversation_id
+                               ORDER BY m.id DESC
+                               LIMIT 1) last ON true
+            ORDER BY mine.last_message_at DESC, mine.conversation_id DESC
+            """,  # noqa: S608 - table names from the models, values as parameters
+            {
+                "user": user.pk,
+                "limit": per_page + 1,
+                "offset": offset,
+                "preview": _PREVIEW_SOURCE,
+            },
         )
-    }
-    other_user_ids = [other.user_id for other in others.values() if other.user_id is not None]
-    blocked: set[int] = set()
-    for blocker_id, blocked_id in Block.objects.filter(
-        Q(blocker=user, blocked_id__in=other_user_ids)
-        | Q(blocked=user, blocker_id__in=other_user_ids)
-    ).values_list("blocker_id", "blocked_id"):
-        blocked.add(blocked_id if blocker_id == user.pk else blocker_id)
+        rows = cursor.fetchall()
+    has_next = len(rows) > per_page
     summaries = []
-    for row in rows:
-        other = others.get(row.conversation_id)
-        other_user_id = other.user_id if other is not None else None
-        record = other.researcher if other is not None else None
-        gone = other_user_id is None or record is None
+    for (
+        conversation_id,
+        last_message_at,
+        unread_count,
+        muted,
+        other_user_id,
+        other_slug,
+        other_name,
+        body_start,
+        deleted,
+        hidden,
+        blocked,
+    ) in rows[:per_page]:
+        gone = other_user_id is None or other_name is None
         summaries.append(
             ConversationSummary(
-                id=row.conversation_id,
-                other_name=DELETED_NAME if record is None or gone else record.display_name,
-                other_slug=None if record is None or gone else record.slug,
-                last_message_at=row.last_message_at,
-                last_message_preview=_preview(messages.get(row.last_message_id)),
-                unread_count=row.unread_count,
-                muted=row.muted,
-                other_unavailable=gone or other_user_id in blocked,
+                id=conversation_id,
+                other_name=DELETED_NAME if gone else other_name,
+                other_slug=None if gone else other_slug,
+                last_message_at=last_message_at,
+                last_message_preview=_preview(body_start, deleted=deleted, hidden=hidden),
+                unread_count=unread_count,
+                muted=muted,
+                other_unavailable=gone or blocked,
             )
         )
     return summaries, has_next

@@ -1,12 +1,12 @@
 """One conversation as its participant sees it: the last messages, oldest first, and whether
-they can still write. Four queries whatever the number of messages."""
+they can still write. Two queries whatever the number of messages."""
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef
 from django.http import Http404
 
 from bzpeer.users.models import User
@@ -52,12 +52,32 @@ class ConversationThread:
 
 def conversation_for(user: User, conversation_id: int, *, limit: int = 200) -> ConversationThread:
     """The conversation if `user` takes part in it (else a 404), with its last `limit`
-    messages oldest first."""
+    messages oldest first. Two queries whatever the number of messages: both sides with
+    their records, the viewer's suspension and the blocks each side made against the other;
+    then the messages, newest first through message_conversation_idx, as plain rows."""
     sides = list(
         ConversationParticipant.objects.filter(
             conversation_id=conversation_id,
             conversation__invitation__status=InvitationStatus.ACCEPTED,
-        ).select_related("researcher")
+        )
+        .select_related("researcher")
+        .only(
+            "id", "user_id", "muted", "unread_count", "researcher__slug", "researcher__display_name"
+        )
+        .annotate(
+            # Whether this side's user blocked the viewer, and whether the viewer blocked them.
+            blocks_viewer=Exists(
+                Block.objects.filter(blocker_id=OuterRef("user_id"), blocked_id=user.pk)
+            ),
+            blocked_by_viewer=Exists(
+                Block.objects.filter(blocker_id=user.pk, blocked_id=OuterRef("user_id"))
+            ),
+            viewer_suspended=Exists(
+                CollaborationSettings.objects.filter(
+                    user_id=user.pk, messaging_suspended_at__isnull=False
+                )
+            ),
+        )
     )
     mine = next((side for side in sides if user.pk is not None and side.user_id == user.pk), None)
     if mine is None:
@@ -67,31 +87,27 @@ def conversation_for(user: User, conversation_id: int, *, limit: int = 200) -> C
     gone = other is None or other_user_id is None or other.researcher is None
     other_name = DELETED_NAME if gone else other.researcher.display_name  # type: ignore[union-attr]
     newest = list(
-        Message.objects.filter(conversation_id=conversation_id).order_by("-id")[: limit + 1]
+        Message.objects.filter(conversation_id=conversation_id)
+        .order_by("-id")
+        .values_list("id", "author_id", "body", "created_at", "deleted_at", "hidden_at")[
+            : limit + 1
+        ]
     )
     has_earlier = len(newest) > limit
+    viewer_name = mine.researcher.display_name if mine.researcher else "You"
     messages = [
         _message_view(
-            message,
-            viewer=user,
-            viewer_name=mine.researcher.display_name if mine.researcher else "You",
+            row,
+            viewer_id=user.pk,
+            viewer_name=viewer_name,
             other_user_id=other_user_id,
             other_name=other_name,
         )
-        for message in reversed(newest[:limit])
+        for row in reversed(newest[:limit])
     ]
-    viewer_blocked_them = blocked_by_other = False
-    if other_user_id is not None:
-        for blocker_id in Block.objects.filter(
-            Q(blocker=user, blocked_id=other_user_id) | Q(blocker_id=other_user_id, blocked=user)
-        ).values_list("blocker_id", flat=True):
-            if blocker_id == user.pk:
-                viewer_blocked_them = True
-            else:
-                blocked_by_other = True
-    suspended = CollaborationSettings.objects.filter(
-        user=user, messaging_suspended_at__isnull=False
-    ).exists()
+    viewer_blocked_them = bool(other is not None and other.blocked_by_viewer)  # type: ignore[attr-defined]
+    blocked_by_other = bool(other is not None and other.blocks_viewer)  # type: ignore[attr-defined]
+    suspended = bool(mine.viewer_suspended)  # type: ignore[attr-defined]
     unavailable = gone or viewer_blocked_them or blocked_by_other
     reason = SUSPENDED if suspended else UNAVAILABLE if unavailable else ""
     return ConversationThread(
@@ -109,34 +125,40 @@ def conversation_for(user: User, conversation_id: int, *, limit: int = 200) -> C
     )
 
 
+MessageRow = tuple[
+    int, int | None, str, datetime.datetime, datetime.datetime | None, datetime.datetime | None
+]
+
+
 def _message_view(
-    message: Message,
+    row: MessageRow,
     *,
-    viewer: User,
+    viewer_id: int | None,
     viewer_name: str,
     other_user_id: int | None,
     other_name: str,
 ) -> MessageView:
-    if message.hidden_at is not None:
+    message_id, author_id, body, created_at, deleted_at, hidden_at = row
+    if hidden_at is not None:
         state, body = "hidden", ""
-    elif message.deleted_at is not None:
+    elif deleted_at is not None:
         state, body = "deleted", ""
     else:
-        state, body = "visible", message.body
-    author_is_viewer = message.author_id is not None and message.author_id == viewer.pk
+        state = "visible"
+    author_is_viewer = author_id is not None and author_id == viewer_id
     if author_is_viewer:
         author_name = viewer_name
-    elif message.author_id is None or message.author_id != other_user_id:
+    elif author_id is None or author_id != other_user_id:
         author_name = DELETED_NAME
     else:
         author_name = other_name
     return MessageView(
-        id=message.pk,
+        id=message_id,
         author_is_viewer=author_is_viewer,
         author_name=author_name,
         body=body,
         state=state,
-        created_at=message.created_at,
+        created_at=created_at,
     )
 
 

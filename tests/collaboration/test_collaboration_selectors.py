@@ -189,6 +189,33 @@ def test_conversation_queries_are_the_same_for_1_and_50_messages(alice, bob, con
     assert one == fifty
 
 
+def test_a_block_either_way_shows_in_the_thread_and_the_inbox(alice, bob, conversation):
+    services.message_send(author=alice, conversation_id=conversation.pk, body="Hello")
+    services.block_create(blocker=bob, researcher=alice.record)
+
+    alices, bobs = (
+        selectors.conversation_for(alice, conversation.pk),
+        selectors.conversation_for(bob, conversation.pk),
+    )
+
+    assert (alices.can_send, alices.reason, alices.viewer_blocked_them) == (
+        False,
+        selectors.UNAVAILABLE,
+        False,
+    )
+    assert (bobs.can_send, bobs.viewer_blocked_them) == (False, True)
+    assert selectors.inbox_for(alice).conversations[0].other_unavailable is True
+    assert selectors.inbox_for(bob).conversations[0].other_unavailable is True
+
+
+def test_a_suspended_viewer_is_told_so_in_the_thread(alice, moderator, conversation):
+    services.messaging_suspend(moderator=moderator, user_id=alice.pk, reason="spam")
+
+    thread = selectors.conversation_for(alice, conversation.pk)
+
+    assert (thread.can_send, thread.reason) == (False, selectors.SUSPENDED)
+
+
 def test_a_conversation_shows_its_last_messages_oldest_first(alice, bob, conversation):
     for number in range(5):
         services.message_send(author=alice, conversation_id=conversation.pk, body=f"m{number}")

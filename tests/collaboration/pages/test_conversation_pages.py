@@ -260,9 +260,9 @@ def test_the_conversation_runs_the_same_queries_for_1_and_200_messages(
     assert response.content.decode().count('class="chat-message') == count
 
 
-# Counted once (the user, the badge, the thread's four queries, marking read); the same for 1 and
+# Counted once (the user, the badge, the thread's two queries, marking read); the same for 1 and
 # 200 messages is what matters.
-QUERIES_CONVERSATION_PAGE = 7
+QUERIES_CONVERSATION_PAGE = 5
 
 
 def test_the_page_holds_the_last_200_messages(alice, bob, alice_client, conversation):

@@ -105,9 +105,9 @@ def test_the_inbox_runs_the_same_queries_for_1_and_30_conversations(
     client = client_for(alice)
     client.get(INBOX)  # the session and the user, loaded once like on any page
 
-    # user, badge, 4 for the conversations, the invitations received, the invitations sent
-    # (the inbox shows no anchors: nothing prefetched)
-    with django_assert_num_queries(8):
+    # user, badge, the conversations, the invitations received, the invitations sent (the
+    # inbox shows no anchors: nothing prefetched)
+    with django_assert_num_queries(5):
         response = client.get(INBOX)
 
     assert response.content.decode().count('class="conversation-row') == count

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 
 from bzpeer.db import fetchone_without_health_check
@@ -40,6 +41,9 @@ def _digest(*parts: Any) -> str:
 
 
 def profile_etag(request: HttpRequest, slug: str) -> str | None:
+    if settings.PROFILE_PAGE_CACHE_SECONDS <= 0:
+        # The page cache off (to measure renders): its state is not read, for neither use.
+        return None
     state = profile_page_state(request, slug)
     if state is None or state.merged_into_id:
         return None  # a 404 or a redirect: nothing to validate

@@ -6,16 +6,16 @@ have thousands of answered ones (each conversation began with one)."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.http import Http404
 from django.utils import timezone
 
 from bzpeer.users.models import User
 from collaboration.models import Invitation, InvitationKind, InvitationStatus
-from publications.models import Topic, Work
 
 DELETED_NAME = "Deleted researcher"
 BOXES = ("received", "sent")
@@ -48,67 +48,91 @@ class InvitationSummary:
 def effective_status(invitation: Invitation, *, now: datetime.datetime) -> str:
     """The status as everyone sees it: pending past expires_at is expired (the hourly task
     writes that down later)."""
-    if invitation.status == InvitationStatus.PENDING and invitation.expires_at <= now:
+    return _status(invitation.status, invitation.expires_at, now=now)
+
+
+def _status(status: str, expires_at: datetime.datetime, *, now: datetime.datetime) -> str:
+    if status == InvitationStatus.PENDING and expires_at <= now:
         return InvitationStatus.EXPIRED
-    return invitation.status
+    return status
 
 
-def _queryset(*, with_anchors: bool = True) -> QuerySet[Invitation]:
-    invitations = Invitation.objects.select_related(
-        "sender_researcher", "recipient_researcher"
-    ).only(
-        *(f.attname for f in Invitation._meta.concrete_fields),
-        *(
-            f"{side}_researcher__{name}"
-            for side in ("sender", "recipient")
-            for name in ("slug", "display_name")
-        ),
-    )
-    if not with_anchors:
-        return invitations
-    return invitations.prefetch_related(
-        Prefetch("anchor_works", queryset=Work.objects.only("id", "title").order_by("id")),
-        Prefetch("anchor_topics", queryset=Topic.objects.only("id", "name").order_by("name")),
-    )
+# Plain rows, not model instances: a list shows up to 50 invitations, each with two records.
+_ROW = (
+    "id",
+    "kind",
+    "purpose",
+    "status",
+    "created_at",
+    "expires_at",
+    "responded_at",
+    "sender_id",
+    "recipient_id",
+    "conversation_id",
+)
+_RECORDS = {
+    f"{side}_{name}": F(f"{side}_researcher__{column}")
+    for side in ("sender", "recipient")
+    for name, column in (("slug", "slug"), ("name", "display_name"))
+}
+
+
+def _anchors(
+    invitation_ids: list[int],
+) -> tuple[dict[int, list[tuple[int, str]]], dict[int, list[tuple[int, str]]]]:
+    """The works and topics anchoring each invitation: two queries whatever the count."""
+    works: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    topics: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    if not invitation_ids:
+        return works, topics
+    for invitation_id, work_id, title in (
+        Invitation.anchor_works.through.objects.filter(invitation_id__in=invitation_ids)
+        .order_by("work_id")
+        .values_list("invitation_id", "work_id", "work__title")
+    ):
+        works[invitation_id].append((work_id, title))
+    for invitation_id, topic_id, name in (
+        Invitation.anchor_topics.through.objects.filter(invitation_id__in=invitation_ids)
+        .order_by("topic__name")
+        .values_list("invitation_id", "topic_id", "topic__name")
+    ):
+        topics[invitation_id].append((topic_id, name))
+    return works, topics
 
 
 def _summaries(
-    invitations: Iterable[Invitation],
+    rows: list[dict[str, Any]],
     *,
     viewer: User,
     now: datetime.datetime,
     with_anchors: bool = True,
 ) -> list[InvitationSummary]:
+    works, topics = _anchors([row["id"] for row in rows]) if with_anchors else ({}, {})
     summaries = []
-    for invitation in invitations:
-        received = invitation.recipient_id == viewer.pk
-        other_user_id = invitation.sender_id if received else invitation.recipient_id
-        other_record = invitation.sender_researcher if received else invitation.recipient_researcher
-        gone = other_user_id is None or other_record is None
-        other_name = DELETED_NAME if other_record is None or gone else other_record.display_name
-        other_slug = None if other_record is None or gone else other_record.slug
-        status = effective_status(invitation, now=now)
+    for row in rows:
+        received = row["recipient_id"] == viewer.pk
+        side = "sender" if received else "recipient"
+        other_user_id = row[f"{side}_id"]
+        other_name = row[f"{side}_name"]
+        gone = other_user_id is None or other_name is None
+        status = _status(row["status"], row["expires_at"], now=now)
         summaries.append(
             InvitationSummary(
-                id=invitation.pk,
-                kind=invitation.kind,
-                kind_label=str(InvitationKind(invitation.kind).label),
+                id=row["id"],
+                kind=row["kind"],
+                kind_label=str(InvitationKind(row["kind"]).label),
                 status=status,
                 status_label=str(InvitationStatus(status).label),
-                purpose=invitation.purpose,
-                created_at=invitation.created_at,
-                expires_at=invitation.expires_at,
-                responded_at=invitation.responded_at,
+                purpose=row["purpose"],
+                created_at=row["created_at"],
+                expires_at=row["expires_at"],
+                responded_at=row["responded_at"],
                 is_received=received,
-                other_name=other_name,
-                other_slug=other_slug,
-                conversation_id=invitation.conversation_id,
-                anchor_works=[(work.pk, work.title) for work in invitation.anchor_works.all()]
-                if with_anchors
-                else [],
-                anchor_topics=[(topic.pk, topic.name) for topic in invitation.anchor_topics.all()]
-                if with_anchors
-                else [],
+                other_name=DELETED_NAME if gone else other_name,
+                other_slug=None if gone else row[f"{side}_slug"],
+                conversation_id=row["conversation_id"],
+                anchor_works=works.get(row["id"], []),
+                anchor_topics=topics.get(row["id"], []),
             )
         )
     return summaries
@@ -118,8 +142,8 @@ def invitations_for(
     user: User, *, box: str, limit: int = INVITATIONS_SHOWN, with_anchors: bool = True
 ) -> list[InvitationSummary]:
     """The user's received or sent invitations: the open ones (pending, unexpired) first,
-    then the newest others, `limit` in all. One query (two with the anchors, which the inbox
-    does not show): each half of the union is a LIMIT read of an index in its order
+    then the newest others, `limit` in all. One query (three with the anchors, which the
+    inbox does not show): each half of the union is a LIMIT read of an index in its order
     (invitation_*_pending_idx, invitation_*_idx), so only the rows shown are read."""
     if box not in BOXES:
         raise ValueError(f"box must be one of {BOXES}, not {box!r}")
@@ -130,18 +154,22 @@ def invitations_for(
     open_ids = Invitation.objects.filter(mine, is_open).order_by(*newest).values("id")[:limit]
     other_ids = Invitation.objects.filter(mine).exclude(is_open).order_by(*newest).values("id")
     shown = open_ids.union(other_ids[:limit], all=True)
-    invitations = (
-        _queryset(with_anchors=with_anchors)
-        .filter(pk__in=shown)
+    rows = list(
+        Invitation.objects.filter(pk__in=shown)
         .annotate(open_first=ExpressionWrapper(is_open, output_field=BooleanField()))
-        .order_by("-open_first", *newest)[:limit]
+        .order_by("-open_first", *newest)
+        .values(*_ROW, **_RECORDS)[:limit]
     )
-    return _summaries(invitations, viewer=user, now=now, with_anchors=with_anchors)
+    return _summaries(rows, viewer=user, now=now, with_anchors=with_anchors)
 
 
 def invitation_for(user: User, invitation_id: int) -> InvitationSummary:
     """One invitation the user sent or received; anyone else's is a 404."""
-    invitation = _queryset().filter(Q(sender=user) | Q(recipient=user), pk=invitation_id).first()
-    if invitation is None:
+    rows = list(
+        Invitation.objects.filter(Q(sender=user) | Q(recipient=user), pk=invitation_id).values(
+            *_ROW, **_RECORDS
+        )
+    )
+    if not rows:
         raise Http404("No such invitation.")
-    return _summaries([invitation], viewer=user, now=timezone.now())[0]
+    return _summaries(rows, viewer=user, now=timezone.now())[0]

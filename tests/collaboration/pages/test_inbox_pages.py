@@ -65,6 +65,9 @@ def test_the_inbox_shows_received_and_sent_invitations_with_their_buttons(
     assert reverse("collaboration:invitation-detail", args=[invitation.pk]) in page
     assert _invitation_urls(sent.pk)["withdraw"] in page
     assert received_urls["withdraw"] not in page
+    # The buttons submit the page's one form: one token for the page (and the header's log-out).
+    assert page.count('form="invitation-actions"') == 3
+    assert page.count('name="csrfmiddlewaretoken"') == 2
 
 
 def test_the_inbox_pages_its_conversations(alice, settings, monkeypatch):

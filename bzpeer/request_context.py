@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
+from django.core.signals import request_finished
 from django.http import HttpRequest, HttpResponse
 
 request_id: ContextVar[str | None] = ContextVar("bzpeer_request_id", default=None)
@@ -34,13 +35,19 @@ class RequestIdMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         given = request.headers.get("X-Request-ID", "")
         current = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
-        token = request_id.set(current)
-        try:
-            response = self.get_response(request)
-        finally:
-            request_id.reset(token)
+        # Not reset on the way out: Django logs a 4xx/5xx ("Not Found: ...") after the last
+        # middleware returns. request_finished (the response closed) clears it instead.
+        request_id.set(current)
+        response = self.get_response(request)
         response["X-Request-ID"] = current
         return response
+
+
+def _request_finished(**_: object) -> None:
+    request_id.set(None)
+
+
+request_finished.connect(_request_finished, dispatch_uid="bzpeer.request_context")
 
 
 class ContextFilter(logging.Filter):

@@ -9,19 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from django.db import transaction
-from django.db.models import (
-    Case,
-    DateTimeField,
-    Exists,
-    F,
-    OuterRef,
-    PositiveIntegerField,
-    Q,
-    Value,
-    When,
-)
-from django.db.models.functions import Coalesce
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.utils import timezone
 
@@ -88,25 +77,45 @@ def message_send(*, author: User, conversation_id: int, body: str) -> Message:
     if other is None or other.user_id is None or other.blocked_with_author:  # type: ignore[attr-defined]
         raise Forbidden(UNAVAILABLE)
     now = timezone.now()
-    message = Message.objects.create(
-        conversation_id=conversation_id, author=author, body=body, created_at=now
+    # One statement, one round trip: the message, the conversation's last activity, and both
+    # sides' bookkeeping (each gets the new last activity; the other side one more unread
+    # message and, if it had read everything, the time its unread stretch began). Every
+    # data-modifying part of a WITH runs exactly once; the counts are added by the database,
+    # so two messages sent at once both count.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH new_message AS (
+                INSERT INTO {Message._meta.db_table} (conversation_id, author_id, body, created_at)
+                VALUES (%(conversation)s, %(author)s, %(body)s, %(now)s)
+                RETURNING id
+            ), conversation AS (
+                UPDATE {Conversation._meta.db_table} SET last_message_at = %(now)s
+                WHERE id = %(conversation)s
+            ), sides AS (
+                UPDATE {ConversationParticipant._meta.db_table}
+                SET last_message_at = %(now)s,
+                    unread_count = unread_count + CASE WHEN id = %(other)s THEN 1 ELSE 0 END,
+                    unread_since = CASE WHEN id = %(other)s THEN COALESCE(unread_since, %(now)s)
+                                        ELSE unread_since END
+                WHERE conversation_id = %(conversation)s
+            )
+            SELECT id FROM new_message
+            """,  # noqa: S608 - table names from the models, values as parameters
+            {
+                "conversation": conversation_id,
+                "author": author.pk,
+                "body": body,
+                "now": now,
+                "other": other.pk,
+            },
+        )
+        (message_id,) = cursor.fetchone()
+    message = Message(
+        pk=message_id, conversation_id=conversation_id, author=author, body=body, created_at=now
     )
-    Conversation.objects.filter(pk=conversation_id).update(last_message_at=now)
-    # One statement for both sides: each gets the new last activity, the other side one more
-    # unread message (and, if it had read everything, the time its unread stretch began).
-    ConversationParticipant.objects.filter(conversation_id=conversation_id).update(
-        last_message_at=now,
-        unread_count=Case(
-            When(pk=other.pk, then=F("unread_count") + 1),
-            default=F("unread_count"),
-            output_field=PositiveIntegerField(),
-        ),
-        unread_since=Case(
-            When(pk=other.pk, then=Coalesce(F("unread_since"), Value(now))),
-            default=F("unread_since"),
-            output_field=DateTimeField(),
-        ),
-    )
+    message._state.adding = False
+    message._state.db = connection.alias
     logger.info("message %s sent in conversation %s", message.pk, conversation_id)
     return message
 

@@ -105,9 +105,9 @@ def conversation_for(user: User, conversation_id: int, *, limit: int = 200) -> C
         )
         for row in reversed(newest[:limit])
     ]
-    viewer_blocked_them = bool(other is not None and other.blocked_by_viewer)  # type: ignore[attr-defined]
-    blocked_by_other = bool(other is not None and other.blocks_viewer)  # type: ignore[attr-defined]
-    suspended = bool(mine.viewer_suspended)  # type: ignore[attr-defined]
+    viewer_blocked_them = bool(other is not None and other.blocked_by_viewer)
+    blocked_by_other = bool(other is not None and other.blocks_viewer)
+    suspended = bool(mine.viewer_suspended)
     unavailable = gone or viewer_blocked_them or blocked_by_other
     reason = SUSPENDED if suspended else UNAVAILABLE if unavailable else ""
     return ConversationThread(

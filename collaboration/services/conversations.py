@@ -72,9 +72,9 @@ def message_send(*, author: User, conversation_id: int, body: str) -> Message:
             f"A message can be at most {MESSAGE_MAX_LENGTH:,} characters (this one has "
             f"{len(body):,})."
         )
-    if mine.author_suspended:  # type: ignore[attr-defined]
+    if mine.author_suspended:
         raise Forbidden(SUSPENDED)
-    if other is None or other.user_id is None or other.blocked_with_author:  # type: ignore[attr-defined]
+    if other is None or other.user_id is None or other.blocked_with_author:
         raise Forbidden(UNAVAILABLE)
     now = timezone.now()
     # One statement, one round trip: the message, the conversation's last activity, and both

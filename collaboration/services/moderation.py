@@ -84,6 +84,8 @@ def report_create(
             )
             .values_list("researcher__display_name", flat=True)
             .first()
+            if message.author_id is not None
+            else None
         )
     else:
         assert invitation_id is not None

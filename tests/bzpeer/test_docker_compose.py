@@ -47,3 +47,15 @@ def test_the_image_runs_the_production_settings():
     assert "bzpeer.settings.local" not in dockerfile
     compose = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
     assert compose["x-app"]["environment"]["DJANGO_SETTINGS_MODULE"] == "bzpeer.settings.local"
+
+
+def test_compose_has_a_streaming_replica_and_a_transaction_pooler():
+    compose = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+
+    replica = " ".join(services["replica"]["command"])
+    assert "pg_basebackup -h db" in replica and " -R " in replica and "hot_standby=on" in replica
+    assert "replication" in " ".join(services["db"]["command"])
+    assert services["pgbouncer"]["environment"]["POOL_MODE"] == "transaction"
+    assert "replica" in services["web"]["environment"]["DATABASE_REPLICA_URLS"]
+    assert services["web"]["depends_on"]["replica"]["condition"] == "service_healthy"

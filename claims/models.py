@@ -335,6 +335,8 @@ class ModerationAction(models.TextChoices):
     COLLABORATION_REPORT_DISMISSED = "collab_report_dismissed", "Collaboration report dismissed"
     USER_FLAGGED = "user_flagged", "User flagged (five reports or blocks)"
     ACCOUNT_DELETED = "account_deleted", "Account deleted"
+    # "Possibly the same person" (claims.services.same_person); a merge is RESEARCHER_MERGED.
+    SAME_PERSON_KEPT_APART = "same_person_kept_apart", "Kept apart (not the same person)"
 
 
 def _loose_fk(model: str, related_name: str) -> models.ForeignKey:
@@ -377,3 +379,9 @@ class ModerationEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label}: {self.get_action_display()}"
+
+
+# The name resolver's moderation queue and link reasons, in a module of their own.
+from .models_same_person import NameLink as NameLink  # noqa: E402
+from .models_same_person import SamePersonCandidate as SamePersonCandidate  # noqa: E402
+from .models_same_person import SamePersonStatus as SamePersonStatus  # noqa: E402

@@ -9,6 +9,8 @@ responsibility:
 - vouches:       a verified coauthor vouches for a pending claim
 - reports:       impersonation disputes and their resolution
 - merge:         merging duplicate records; split requests (a work that is not the claimant's)
+- same_person:   the name resolver's queue ("possibly the same person"): merge or keep apart,
+                 and its recorder of links and close calls
 - profile:       the claimant edits their profile
 - orcid_import:  the claimant's ORCID record imported on approval and on their refresh
 - audit:         the moderation audit log
@@ -42,6 +44,7 @@ from .errors import ClaimConflict, ClaimError
 from .merge import researcher_merge, split_request_resolve, split_request_submit
 from .orcid_import import orcid_record_refresh
 from .profile import researcher_profile_update
+from .same_person import name_resolutions_record, same_person_keep_apart, same_person_merge
 from .reports import report_resolve, report_submit
 from .trust_refresh import trust_refresh_on_commit
 from .vouches import vouch_submit
@@ -65,6 +68,9 @@ __all__ = [
     "report_submit",
     "researcher_merge",
     "researcher_profile_update",
+    "name_resolutions_record",
+    "same_person_keep_apart",
+    "same_person_merge",
     "split_request_resolve",
     "split_request_submit",
     "trust_refresh_on_commit",

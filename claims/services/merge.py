@@ -36,11 +36,12 @@ logger = logging.getLogger(__name__)
 
 @transaction.atomic
 def researcher_merge(
-    *, source: Researcher, survivor: Researcher, moderator: User, reason: str
+    *, source: Researcher, survivor: Researcher, moderator: User | None, reason: str
 ) -> Researcher:
     """Merge `source` into `survivor`: authorships, follows, claims (with their vouches),
     disputes, split requests and affiliations move to the survivor; the source keeps its row
     (and slug) with merged_into set, so its URL redirects. Counts and trust are refreshed.
+    moderator None is the system (an OpenAlex merge applied by an import).
 
     Refused when the two are the same, either is already merged, they carry different ORCID
     iDs (two people), or both have (different) approved claimants: wrong merges of namesakes

@@ -207,6 +207,9 @@ class AuthorRef:
     family_name: str = ""
     # Crossref's authenticated-orcid: the person signed in to ORCID to assert it.
     orcid_authenticated: bool = False
+    # dblp's name with its homonym number ('Wei Wang 0001'; display_name is then 'Wei Wang'):
+    # an identity key for the name resolver. Set only when the name carries a number.
+    dblp: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

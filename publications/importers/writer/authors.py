@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils.text import slugify
 from unidecode import unidecode
@@ -22,6 +22,7 @@ from researchers.names import normalize_name
 
 from ..records import AuthorRef
 from .identity import orcid_is_valid
+from .resolver import name_resolution
 from .researchers import (
     NAME_ONLY_RESEARCHER_DEFAULT_VALUES,
     NEW_RESEARCHER_DEFAULT_NAMES,
@@ -32,12 +33,20 @@ from .staging import Cursor, Warning_, stage_rows
 
 @dataclass(frozen=True)
 class NameMention:
-    """A name without identifiers on one source record."""
+    """A name without identifiers on one source record. The fields after display_name are what
+    the byline says around the name, for the resolver (writer/resolver.py); they are not part
+    of the mention's identity."""
 
     origin: str
     origin_id: str
     name_key: str  # normalize_name of the name
     display_name: str
+    given_name: str = field(default="", compare=False)
+    family_name: str = field(default="", compare=False)
+    dblp: str | None = field(default=None, compare=False)  # 'Wei Wang 0001'
+    coauthor_ids: frozenset[int] = field(default=frozenset(), compare=False)
+    institution_openalex_ids: frozenset[str] = field(default=frozenset(), compare=False)
+    affiliation_names: tuple[str, ...] = field(default=(), compare=False)
 
 
 def resolve_name_only_authors(
@@ -50,14 +59,20 @@ def resolve_name_only_authors(
     leaves out become new L0 records. Called once per batch, with the mentions not seen before;
     it must be set-based (a few queries per batch, never one per mention).
 
-    Today it links none: every new name-only mention becomes its own L0 record."""
-    return {}
+    The resolver is writer/resolver.py (rules: researchers.resolution)."""
+    return name_resolution(cursor, mentions).links
 
 
 def _l0_slug(mention: NameMention) -> str:
-    """Deterministic, so two batches making the same mention's record make one."""
+    """Deterministic, so two batches making the same mention's record make one. A dblp name
+    with its homonym number is one person wherever it appears: one record for all of them."""
+    identity = (
+        f"dblp\x00{mention.dblp}"
+        if mention.dblp
+        else f"{mention.origin}\x00{mention.origin_id}\x00{mention.name_key}"
+    )
     digest = hashlib.md5(  # noqa: S324 - an identifier, not security
-        f"{mention.origin}\x00{mention.origin_id}\x00{mention.name_key}".encode(),
+        identity.encode(),
         usedforsecurity=False,
     ).hexdigest()[:10]
     base = slugify(unidecode(mention.display_name))[:80].strip("-") or "researcher"
@@ -149,7 +164,8 @@ def researchers_for_mentions(
     new = [m for m in unique if m not in ids]
     if not new:
         return ids
-    linked = resolve_name_only_authors(cursor, new)
+    resolution = name_resolution(cursor, new)
+    linked = resolution.links
     rows = []
     for mention in new:
         rows.append((mention, linked.get(mention)))
@@ -163,9 +179,18 @@ def researchers_for_mentions(
             ("display_name", "text"),
             ("slug", "text"),
             ("researcher_id", "int8"),
+            ("dblp_id", "text"),
         ],
         [
-            (m.origin, m.origin_id, m.name_key, m.display_name[:500], _l0_slug(m), rid)
+            (
+                m.origin,
+                m.origin_id,
+                m.name_key,
+                m.display_name[:500],
+                _l0_slug(m),
+                rid,
+                (m.dblp or "")[:100] or None,
+            )
             for m, rid in rows
         ],
     )
@@ -174,9 +199,9 @@ def researchers_for_mentions(
     cursor.execute(
         f"""
         INSERT INTO researchers_researcher
-            (slug, display_name, name_normalized, alternate_names, content_hash,
+            (slug, display_name, name_normalized, alternate_names, content_hash, dblp_id,
              {NEW_RESEARCHER_DEFAULT_NAMES}, created_at, updated_at)
-        SELECT slug, display_name, name_key, '{{}}', '',
+        SELECT DISTINCT ON (slug) slug, display_name, name_key, '{{}}', '', dblp_id,
                {NAME_ONLY_RESEARCHER_DEFAULT_VALUES}, now(), now()
         FROM stage_name_only WHERE researcher_id IS NULL ORDER BY slug
         ON CONFLICT DO NOTHING
@@ -193,6 +218,7 @@ def researchers_for_mentions(
         """
     )
     ids.update(known())
+    resolution.record(ids)
     return ids
 
 

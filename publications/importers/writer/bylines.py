@@ -64,6 +64,16 @@ def write_bylines(
     by_orcid = researchers_by_orcid(cursor, orcid_authors)
     mentions: dict[tuple[int, int], NameMention] = {}
     for work_id, r in chosen:
+        # The byline's identified authors: the name resolver's evidence (writer/resolver.py).
+        resolved_ids = frozenset(
+            rid
+            for a in r.authorships
+            if a.author is not None
+            and (
+                rid := openalex_researcher_ids.get(a.author.openalex_id or "")
+                or by_orcid.get(a.author.orcid or "")
+            )
+        )
         for a in r.authorships:
             author = a.author
             if r.origin == OPENALEX or author is None or author.openalex_id:
@@ -79,7 +89,16 @@ def write_bylines(
                 )
             name = author.display_name or a.raw_name
             mentions[(work_id, a.position)] = NameMention(
-                r.origin, r.origin_key[:400], normalize_name(name)[:500], name
+                r.origin,
+                r.origin_key[:400],
+                normalize_name(name)[:500],
+                name,
+                given_name=author.given_name,
+                family_name=author.family_name,
+                dblp=author.dblp,
+                coauthor_ids=resolved_ids,
+                institution_openalex_ids=frozenset(i.openalex_id for i in a.institutions),
+                affiliation_names=a.affiliation_names,
             )
     by_mention = researchers_for_mentions(cursor, list(mentions.values()))
     institution_ids = ids_by_key(

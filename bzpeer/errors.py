@@ -10,6 +10,7 @@ error into a status code or a header again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler, set_rollback
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ServiceError(Exception):
@@ -81,7 +84,22 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         # for every 400 (bzpeer.api_schema), so the whole-input errors go where a serializer
         # puts its own.
         response.data = {api_settings.NON_FIELD_ERRORS_KEY: response.data}
+    if response is not None:
+        response.data = _without_lone_surrogates(response.data)
     return response
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """The error with each lone surrogate (a code point from U+D800 to U+DFFF on its own, which
+    a JSON string's \\ud800 escape can carry in) replaced by U+FFFD. A message that quotes the
+    input ('"..." is not a valid choice.') could not be encoded as UTF-8: the answer was a 500."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
 
 
 @dataclass

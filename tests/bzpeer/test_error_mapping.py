@@ -3,6 +3,8 @@ raised: JSON with its status from the API, an error message and its status on an
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.messages import get_messages
 from django.contrib.messages.storage.fallback import FallbackStorage
@@ -10,6 +12,7 @@ from django.contrib.sessions.backends.cache import SessionStore
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 from django.urls import reverse
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -217,3 +220,27 @@ def test_a_validation_error_about_fields_is_left_as_drf_answers_it():
     response = api_exception_handler(ValidationError({"years": ["Too many."]}), {})
 
     assert response.data == {"years": ["Too many."]}
+
+
+class _ChoiceInput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["one", "two"])
+
+
+class _ChoiceView(APIView):
+    def post(self, request: Request) -> Response:
+        _ChoiceInput(data=request.data).is_valid(raise_exception=True)
+        return Response({})
+
+
+def test_an_error_quoting_a_lone_surrogate_from_the_json_body_answers_a_400_not_a_500():
+    # JSON's "\ud800" escape is a code point UTF-8 cannot encode; DRF's message quotes the
+    # value back ('"\ud800" is not a valid choice.'), and rendering that raised.
+    request = APIRequestFactory().post(
+        "/api/v1/anything/", b'{"kind": "\\ud800"}', content_type="application/json"
+    )
+
+    response = _ChoiceView.as_view()(request)
+    response.render()
+
+    assert response.status_code == 400
+    assert json.loads(response.content) == {"kind": ['"\ufffd" is not a valid choice.']}

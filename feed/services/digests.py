@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core import mail
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from bzpeer.users.models import User
 from feed.models import DigestDelivery, DigestPeriod
@@ -197,7 +198,10 @@ def digest_deliveries_send(*, delivery_ids: Sequence[int]) -> DigestChunkOutcome
         try:
             return _send_claimed(cursor, list(delivery_ids))
         finally:
-            cursor.execute("RESET synchronous_commit")
+            # A connection that broke under the chunk has nothing left to reset; its error,
+            # not this one, is the one to see.
+            with suppress(DatabaseError):
+                cursor.execute("RESET synchronous_commit")
 
 
 def _send_claimed(cursor: Any, delivery_ids: list[int]) -> DigestChunkOutcome:

@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 LINK_SIGNALS = 2
 MAX_COAUTHOR_SIGNALS = 3
 # The best candidate must be this many signals ahead of the next compatible one.
-MARGIN = 1
+MARGIN = 2
 
 
 class Outcome:

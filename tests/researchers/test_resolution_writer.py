@@ -1,0 +1,239 @@
+"""The name resolver in the import's writer: name-only authors of real batches linked, left
+as new L0 records, or queued for moderators, with the resolver's reasons stored."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection, transaction
+
+from claims.models import NameLink, SamePersonCandidate, SamePersonStatus
+from publications.importers.writer.authors import NameMention
+from publications.importers.writer.resolver import name_resolution
+from publications.models import Authorship
+from researchers.models import Researcher, VerificationLevel
+from tests.factories import (
+    AffiliationFactory,
+    AuthorshipFactory,
+    InstitutionFactory,
+    ResearcherFactory,
+    WorkFactory,
+)
+
+from .resolution_support import CountingCursor, author, crossref_work, orcid, write
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def team():
+    """John Smith (no identifiers known to the byline) and three coauthors with ORCID iDs,
+    who have written two works together."""
+    john = ResearcherFactory(display_name="John Smith", openalex_id="A1")
+    coauthors = [
+        ResearcherFactory(display_name=name, orcid=orcid(serial), openalex_id=None)
+        for serial, name in ((11, "Alice Ames"), (12, "Bob Brown"), (13, "Carol Chen"))
+    ]
+    for index in range(2):
+        work = WorkFactory()
+        AuthorshipFactory(work=work, researcher=john, position=1)
+        for position, coauthor in enumerate(coauthors, start=2):
+            AuthorshipFactory(work=work, researcher=coauthor, position=position)
+    return john, coauthors
+
+
+def _byline_researcher(doi: str, position: int) -> Researcher:
+    return Authorship.objects.select_related("researcher").get(
+        work__doi=doi, position=position
+    ).researcher
+
+
+def test_two_shared_coauthors_link_the_name_and_the_reasons_are_stored(team) -> None:
+    john, (alice, bob, _) = team
+    write(
+        crossref_work(
+            "10.1/a",
+            author(1, "John Smith"),
+            author(2, "Alice Ames", orcid_id=alice.orcid),
+            author(3, "Bob Brown", orcid_id=bob.orcid),
+        )
+    )
+    assert _byline_researcher("10.1/a", 1) == john
+    link = NameLink.objects.get(origin="crossref", origin_id="10.1/a")
+    assert link.researcher == john
+    assert link.evidence["shared_coauthors"] == sorted([alice.pk, bob.pk])
+    assert link.evidence["rule"] == "independent evidence"
+    assert not SamePersonCandidate.objects.exists()
+
+
+def test_one_shared_coauthor_and_the_same_institution_link(team) -> None:
+    john, (alice, _, _) = team
+    institution = InstitutionFactory(openalex_id="I77")
+    AffiliationFactory(researcher=john, institution=institution)
+    write(
+        crossref_work(
+            "10.1/b",
+            author(1, "Smith, John", institutions=("I77",)),
+            author(2, "Alice Ames", orcid_id=alice.orcid),
+        )
+    )
+    assert _byline_researcher("10.1/b", 1) == john
+    assert NameLink.objects.get(origin_id="10.1/b").evidence["same_institution"] is True
+
+
+def test_the_same_free_text_affiliation_counts_as_the_same_institution(team) -> None:
+    john, (alice, _, _) = team
+    work = WorkFactory()
+    AuthorshipFactory(
+        work=work, researcher=john, position=1, affiliation_names=["Dept. of Physics, MIT"]
+    )
+    write(
+        crossref_work(
+            "10.1/c",
+            author(1, "John Smith", affiliations=("Dept of Physics MIT",)),
+            author(2, "Alice Ames", orcid_id=alice.orcid),
+        )
+    )
+    assert _byline_researcher("10.1/c", 1) == john
+
+
+def test_the_name_alone_makes_a_new_l0_record(team) -> None:
+    john, _ = team
+    write(crossref_work("10.1/d", author(1, "John Smith")))
+    made = _byline_researcher("10.1/d", 1)
+    assert made != john
+    assert made.verification_level == VerificationLevel.NAME_ONLY
+    assert not NameLink.objects.exists()
+    assert not SamePersonCandidate.objects.exists()
+
+
+def test_an_initial_with_strong_evidence_is_queued_not_linked(team) -> None:
+    john, (alice, bob, carol) = team
+    write(
+        crossref_work(
+            "10.1/e",
+            author(1, "J. Smith"),
+            author(2, "Alice Ames", orcid_id=alice.orcid),
+            author(3, "Bob Brown", orcid_id=bob.orcid),
+            author(4, "Carol Chen", orcid_id=carol.orcid),
+        )
+    )
+    made = _byline_researcher("10.1/e", 1)
+    assert made != john
+    pair = SamePersonCandidate.objects.get()
+    assert (pair.record, pair.candidate, pair.status) == (made, john, SamePersonStatus.OPEN)
+    assert pair.mention_name == "J. Smith"
+    assert "initials" in pair.evidence["why_not_linked"]
+    assert pair.evidence["shared_coauthors"] == sorted([alice.pk, bob.pk, carol.pk])
+
+
+def test_one_shared_coauthor_alone_is_queued(team) -> None:
+    john, (alice, _, _) = team
+    write(
+        crossref_work(
+            "10.1/f", author(1, "John Smith"), author(2, "Alice Ames", orcid_id=alice.orcid)
+        )
+    )
+    pair = SamePersonCandidate.objects.get()
+    assert pair.candidate == john
+    assert pair.evidence["why_not_linked"] == "one signal only"
+
+
+def test_two_namesakes_with_evidence_each_are_queued_and_neither_linked(team) -> None:
+    john, (alice, bob, carol) = team
+    other_john = ResearcherFactory(display_name="John Smith", openalex_id="A2")
+    work = WorkFactory()
+    AuthorshipFactory(work=work, researcher=other_john, position=1)
+    AuthorshipFactory(work=work, researcher=bob, position=2)
+    AuthorshipFactory(work=work, researcher=carol, position=3)
+    write(
+        crossref_work(
+            "10.1/g",
+            author(1, "John Smith"),
+            author(2, "Alice Ames", orcid_id=alice.orcid),
+            author(3, "Bob Brown", orcid_id=bob.orcid),
+            author(4, "Carol Chen", orcid_id=carol.orcid),
+        )
+    )
+    made = _byline_researcher("10.1/g", 1)
+    assert made not in (john, other_john)
+    assert {p.candidate for p in SamePersonCandidate.objects.all()} == {john, other_john}
+
+
+def test_a_merged_away_record_is_never_a_candidate(team) -> None:
+    john, (alice, bob, _) = team
+    survivor = ResearcherFactory(display_name="Someone Else", openalex_id="A3")
+    Researcher.objects.filter(pk=john.pk).update(merged_into=survivor)
+    write(
+        crossref_work(
+            "10.1/h",
+            author(1, "John Smith"),
+            author(2, "Alice Ames", orcid_id=alice.orcid),
+            author(3, "Bob Brown", orcid_id=bob.orcid),
+        )
+    )
+    assert _byline_researcher("10.1/h", 1) not in (john, survivor)
+
+
+def test_a_re_import_keeps_the_link_and_queues_nothing_twice(team) -> None:
+    john, (alice, _, _) = team
+    record = crossref_work(
+        "10.1/i", author(1, "J. Smith"), author(2, "Alice Ames", orcid_id=alice.orcid)
+    )
+    write(record)
+    first = _byline_researcher("10.1/i", 1)
+    write(record)
+    assert _byline_researcher("10.1/i", 1) == first
+    assert SamePersonCandidate.objects.count() == 1
+
+
+def test_the_same_dblp_homonym_number_is_one_record_and_another_number_another(team) -> None:
+    _, (alice, bob, _) = team
+    write(
+        crossref_work("10.1/j", author(1, "Wei Wang", dblp="Wei Wang 0001")),
+        crossref_work("10.1/k", author(1, "Wei Wang", dblp="Wei Wang 0001")),
+    )
+    first = _byline_researcher("10.1/j", 1)
+    assert first == _byline_researcher("10.1/k", 1)
+    assert first.dblp_id == "Wei Wang 0001"
+    write(crossref_work("10.1/l", author(1, "Wei Wang", dblp="Wei Wang 0001")))
+    assert _byline_researcher("10.1/l", 1) == first
+    # Another number: never the same, even with shared coauthors.
+    work = WorkFactory()
+    AuthorshipFactory(work=work, researcher=first, position=1)
+    AuthorshipFactory(work=work, researcher=alice, position=2)
+    AuthorshipFactory(work=work, researcher=bob, position=3)
+    write(
+        crossref_work(
+            "10.1/m",
+            author(1, "Wei Wang", dblp="Wei Wang 0002"),
+            author(2, "Alice Ames", orcid_id=alice.orcid),
+            author(3, "Bob Brown", orcid_id=bob.orcid),
+        )
+    )
+    second = _byline_researcher("10.1/m", 1)
+    assert second != first
+    assert second.dblp_id == "Wei Wang 0002"
+
+
+def test_the_lookup_costs_the_same_statements_for_one_mention_or_two_hundred(team) -> None:
+    _, coauthors = team
+    coauthor_ids = frozenset(c.pk for c in coauthors)
+
+    def statements(count: int) -> int:
+        mentions = [
+            NameMention(
+                "crossref",
+                f"10.9/{index}",
+                f"john smith{index % 3}",
+                ("John Smith", "J. Smith", "Zhong Zhizhen")[index % 3],
+                coauthor_ids=coauthor_ids,
+                institution_openalex_ids=frozenset({"I1"}),
+            )
+            for index in range(count)
+        ]
+        with transaction.atomic(), connection.cursor() as cursor:
+            counting = CountingCursor(cursor.cursor)
+            name_resolution(counting, mentions)  # type: ignore[arg-type]
+        return counting.statements
+
+    assert statements(200) == statements(1) <= 5

@@ -33,9 +33,8 @@ an item, and nothing is counted.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.core import signing
@@ -347,110 +346,6 @@ def _feed_items(rows: list[tuple[Any, ...]]) -> list[FeedItem]:
     return [
         FeedItem(**dict(zip(fields, row[:-1], strict=True)), is_new=row[0] > row[-1])
         for row in rows
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class WindowEntry:
-    """A work of a window of the user's feed: when it arrived, and the user's follows that put
-    it there ({"slug", "name"} researchers, {"id", "name"} topics)."""
-
-    arrived_at: datetime
-    work_id: int
-    because_researchers: list[dict[str, Any]]
-    because_topics: list[dict[str, Any]]
-
-
-@dataclass(frozen=True, slots=True)
-class FeedWindow:
-    """The newest works of a window of the feed (`entries`, newest first) and how many works
-    the window holds in all (`total`; more than len(entries) when the window was cut)."""
-
-    entries: list[WindowEntry]
-    total: int
-
-
-# Every work of the window, counted once (two followed coauthors, or an author and a topic, make
-# one work), with the same follows (unmuted) and the same filter as the window's page.
-_WINDOW_COUNT_SQL = f"""
-WITH {_FOLLOWED}
-SELECT count(*) FROM (
-    SELECT a.work_id FROM followed_researchers f
-    JOIN publications_authorship a ON a.researcher_id = f.id
-    WHERE (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s){_IN_WINDOW.format(alias="a")}
-    UNION
-    SELECT wt.work_id FROM followed_topics f
-    JOIN publications_worktopic wt ON wt.topic_id = f.id
-    WHERE (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s){_IN_WINDOW.format(alias="wt")}
-) works
-"""
-
-_WORKS_LISTED_SQL = f"""
-SELECT {_WORK_COLUMNS}
-FROM publications_work w
-LEFT JOIN publications_source s ON s.id = w.source_id
-WHERE w.id = ANY(%(work_ids)s)
-"""
-
-
-# FeedItem's fields that _WORK_COLUMNS gives, in its order (pk to listed_topics).
-_LISTED_FIELDS = [field.name for field in dataclasses.fields(FeedItem)][1:-3]
-
-
-def feed_window(
-    user: User,
-    *,
-    arrived_after: datetime,
-    arrived_until: datetime,
-    published_since: date,
-    limit: int,
-) -> FeedWindow:
-    """The user's feed cut to the works that arrived in (arrived_after, arrived_until] and were
-    published on or after `published_since`: the newest `limit` of them with their "because"
-    (the feed's own statement and rules: deduplicated, muted follows left out), and their
-    total. The works' own columns come from feed_works_listed, once for many windows.
-
-    For the email digest. One query, and a count only when there are more than `limit`.
-    """
-    params: dict[str, Any] = {
-        "user_id": user.pk,
-        # Up to and including arrived_until: (arrival, id) below (arrived_until, the largest id).
-        "before_at": arrived_until,
-        "before_id": _TOP[1],
-        "after_at": arrived_after,
-        "published_since": published_since,
-        "limit": limit + 1,
-    }
-    with connection.cursor() as db:
-        db.execute(_WINDOW_SQL, params)
-        entries = [WindowEntry(*row) for row in db.fetchall()]
-        if len(entries) <= limit:
-            return FeedWindow(entries=entries, total=len(entries))
-        db.execute(_WINDOW_COUNT_SQL, params)
-        total = int(db.fetchone()[0])
-    return FeedWindow(entries=entries[:limit], total=total)
-
-
-def feed_works_listed(work_ids: Iterable[int]) -> dict[int, tuple[Any, ...]]:
-    """The listed columns of these works (FeedItem's fields from pk to listed_topics), by id;
-    a work deleted meanwhile is missing. One query."""
-    with connection.cursor() as db:
-        db.execute(_WORKS_LISTED_SQL, {"work_ids": sorted(set(work_ids))})
-        return {row[0]: row for row in db.fetchall()}
-
-
-def feed_window_items(window: FeedWindow, works: Mapping[int, tuple[Any, ...]]) -> list[FeedItem]:
-    """The window's entries as feed items, with the works' columns from feed_works_listed."""
-    return [
-        FeedItem(
-            arrived_at=entry.arrived_at,
-            **dict(zip(_LISTED_FIELDS, works[entry.work_id], strict=True)),
-            because_researchers=entry.because_researchers,
-            because_topics=entry.because_topics,
-            is_new=False,
-        )
-        for entry in window.entries
-        if entry.work_id in works
     ]
 
 

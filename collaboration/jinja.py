@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .markup import inbox_badge, message_html, object_url, time_html
+from .markup import PageMarkup, inbox_badge, message_html, object_url, time_html
 from .models import PURPOSE_MAX_LENGTH, PURPOSE_MIN_LENGTH, InvitationKind
 from .selectors import collaboration_panel_for
 
@@ -15,6 +15,7 @@ JINJA_GLOBALS: dict[str, Any] = {
     "inbox_badge": inbox_badge,
     "message_html": message_html,
     "object_url": object_url,
+    "page_markup": PageMarkup,
     "time_html": time_html,
     "collaboration_invitation_kinds": InvitationKind.choices,
     "collaboration_purpose_limits": {"min": PURPOSE_MIN_LENGTH, "max": PURPOSE_MAX_LENGTH},

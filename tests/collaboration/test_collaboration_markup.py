@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
-from collaboration.markup import message_html, object_url, time_html
+from collaboration.markup import PageMarkup, message_html, object_url, time_html
 
 
 def _link(href: str, text: str | None = None) -> str:
@@ -98,3 +98,16 @@ def test_object_url_follows_the_script_prefix():
     finally:
         set_script_prefix("/")
     assert object_url("collaboration:conversation", 5) == "/inbox/conversations/5/"
+
+
+def test_page_markup_reads_the_prefix_and_zone_once_and_agrees_with_the_helpers():
+    moment = datetime.datetime(2026, 3, 4, 23, 30, tzinfo=datetime.UTC)
+    with timezone.override(zoneinfo.ZoneInfo("Asia/Tokyo")):
+        page = PageMarkup()
+        expected = time_html(moment, clock=False)
+    # Made under Tokyo time, it keeps writing Tokyo time.
+    assert page.time(moment, clock=False) == expected
+    assert ">5 Mar 2026</time>" in expected
+    assert page.url("collaboration:conversation", 9) == reverse(
+        "collaboration:conversation", args=[9]
+    )

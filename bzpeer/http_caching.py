@@ -73,3 +73,21 @@ def public_page(etag: EtagFunction) -> Callable[[Callable[..., HttpResponse]], A
         return wrapped
 
     return decorator
+
+
+class PrivateWhenSettingCookiesMiddleware:
+    """A response that sets a cookie is never public, whoever marked it so.
+
+    `public_page` decides before the session, CSRF and messages middleware have added their
+    cookies (a message stored in an anonymous session, say); a shared cache keeping such a
+    response would hand that cookie to everyone. Outside those middleware, so it sees them.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.cookies and "public" in response.get("Cache-Control", ""):
+            patch_cache_control(response, private=True)
+        return response

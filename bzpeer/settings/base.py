@@ -128,6 +128,8 @@ MIDDLEWARE = [
     # First, so every later log line carries the request id and the latency is the whole.
     "bzpeer.request_context.RequestIdMiddleware",
     "bzpeer.metrics.MetricsMiddleware",
+    # Outside the middleware that set cookies: such a response is never public.
+    "bzpeer.http_caching.PrivateWhenSettingCookiesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "bzpeer.security_headers.PermissionsPolicyMiddleware",
     "csp.middleware.CSPMiddleware",

@@ -152,3 +152,23 @@ def test_the_settings_decide_the_lifetimes(client, records, settings):
     settings.HTTP_CACHE_STALE_WHILE_REVALIDATE = 7
     cache_control = client.get(records["home"])["Cache-Control"]
     assert "max-age=5" in cache_control and "stale-while-revalidate=7" in cache_control
+
+
+def test_an_anonymous_page_that_sets_a_cookie_is_private(client, records, rf):
+    """A message waiting for an anonymous visitor (as after signing out) is shown once: the
+    messages middleware then deletes its cookie, after the page was marked public, and
+    PrivateWhenSettingCookiesMiddleware makes the response theirs alone."""
+    from django.contrib.messages import constants
+    from django.contrib.messages.storage.base import Message
+    from django.contrib.messages.storage.cookie import CookieStorage
+
+    client.cookies["messages"] = CookieStorage(rf.get("/"))._encode(
+        [Message(constants.INFO, "You have signed out.")]
+    )
+
+    response = client.get(records["home"])
+
+    assert response.status_code == 200
+    assert b"You have signed out." in response.content
+    assert "messages" in response.cookies
+    assert "public" not in response["Cache-Control"] and "private" in response["Cache-Control"]

@@ -14,6 +14,7 @@ from typing import Any
 from django.core.mail import EmailMultiAlternatives
 from django.template import engines
 from django.urls import reverse
+from markupsafe import Markup
 
 from bzpeer.users.models import User
 from feed.selectors import FeedItem, FeedWindow, feed_window_items
@@ -21,12 +22,20 @@ from notifications.kinds import NotificationCategory
 from notifications.services.emails import absolute_url, optional_email_build
 
 _TEMPLATES = ("feed/email/digest_subject.txt", "feed/email/digest.txt", "feed/email/digest.html")
+# One work's lines, rendered once per chunk of users and reused in each digest that lists it.
+_WORK_TEMPLATES = ("feed/email/_work.txt", "feed/email/_work.html")
 
 
 @cache
 def _templates() -> tuple[Any, ...]:
     engine = engines["jinja2"]
     return tuple(engine.get_template(name) for name in _TEMPLATES)
+
+
+@cache
+def _work_templates() -> tuple[Any, ...]:
+    engine = engines["jinja2"]
+    return tuple(engine.get_template(name) for name in _WORK_TEMPLATES)
 
 
 def _names(names: list[str]) -> str:
@@ -49,8 +58,9 @@ def _work_path_parts() -> tuple[str, str]:
 
 
 class DigestListing:
-    """What the email shows of each work, built once per chunk of users (a week's works recur
-    across many digests); only "because" is each user's own."""
+    """What the email shows of each work (its lines of text and of HTML), rendered once per
+    chunk of users: a week's works recur across many digests, and rendering them was most of a
+    digest's Python time. Only "because" is each user's own."""
 
     def __init__(self) -> None:
         self._by_work: dict[int, dict[str, Any]] = {}
@@ -58,9 +68,16 @@ class DigestListing:
     def item(self, item: FeedItem) -> dict[str, Any]:
         shown = self._by_work.get(item.pk)
         if shown is None:
-            shown = self._by_work[item.pk] = _listed(item)
+            shown = self._by_work[item.pk] = _rendered(item)
         because = [name for _kind, _key, name in item.reasons]
         return {**shown, "because": _names(because) if because else ""}
+
+
+def _rendered(item: FeedItem) -> dict[str, Any]:
+    lines = _listed(item)
+    text, html = (template.render(lines) for template in _work_templates())
+    # The HTML lines come escaped from an autoescaping template: mark them safe for the digest.
+    return {"url": lines["url"], "text": text.rstrip("\n"), "html": Markup(html.rstrip("\n"))}  # noqa: S704
 
 
 def _listed(item: FeedItem) -> dict[str, Any]:

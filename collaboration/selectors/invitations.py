@@ -10,12 +10,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
+from django.db import connection
+from django.db.models import F, Q
 from django.http import Http404
 from django.utils import timezone
 
 from bzpeer.users.models import User
 from collaboration.models import Invitation, InvitationKind, InvitationStatus
+from researchers.models import Researcher
 
 DELETED_NAME = "Deleted researcher"
 BOXES = ("received", "sent")
@@ -70,6 +72,10 @@ _ROW = (
     "recipient_id",
     "conversation_id",
 )
+_KIND_LABELS = {value: str(label) for value, label in InvitationKind.choices}
+_STATUS_LABELS = {value: str(label) for value, label in InvitationStatus.choices}
+# The row's keys in the order invitations_for selects them.
+_COLUMNS = (*_ROW, "sender_slug", "sender_name", "recipient_slug", "recipient_name")
 _RECORDS = {
     f"{side}_{name}": F(f"{side}_researcher__{column}")
     for side in ("sender", "recipient")
@@ -120,9 +126,9 @@ def _summaries(
             InvitationSummary(
                 id=row["id"],
                 kind=row["kind"],
-                kind_label=str(InvitationKind(row["kind"]).label),
+                kind_label=_KIND_LABELS.get(row["kind"], row["kind"]),
                 status=status,
-                status_label=str(InvitationStatus(status).label),
+                status_label=_STATUS_LABELS.get(status, status),
                 purpose=row["purpose"],
                 created_at=row["created_at"],
                 expires_at=row["expires_at"],
@@ -138,28 +144,50 @@ def _summaries(
     return summaries
 
 
+_BOX_COLUMN = {"received": "recipient_id", "sent": "sender_id"}
+
+
 def invitations_for(
     user: User, *, box: str, limit: int = INVITATIONS_SHOWN, with_anchors: bool = True
 ) -> list[InvitationSummary]:
     """The user's received or sent invitations: the open ones (pending, unexpired) first,
     then the newest others, `limit` in all. One query (three with the anchors, which the
     inbox does not show): each half of the union is a LIMIT read of an index in its order
-    (invitation_*_pending_idx, invitation_*_idx), so only the rows shown are read."""
+    (invitation_*_pending_idx, invitation_*_idx), so only the rows shown are read.
+
+    Written in SQL: the inbox runs it twice, and the ORM took ten times longer to compile
+    this union than PostgreSQL takes to answer it."""
     if box not in BOXES:
         raise ValueError(f"box must be one of {BOXES}, not {box!r}")
     now = timezone.now()
-    mine = Q(recipient=user) if box == "received" else Q(sender=user)
-    is_open = Q(status=InvitationStatus.PENDING, expires_at__gt=now)
-    newest = ("-created_at", "-id")
-    open_ids = Invitation.objects.filter(mine, is_open).order_by(*newest).values("id")[:limit]
-    other_ids = Invitation.objects.filter(mine).exclude(is_open).order_by(*newest).values("id")
-    shown = open_ids.union(other_ids[:limit], all=True)
-    rows = list(
-        Invitation.objects.filter(pk__in=shown)
-        .annotate(open_first=ExpressionWrapper(is_open, output_field=BooleanField()))
-        .order_by("-open_first", *newest)
-        .values(*_ROW, **_RECORDS)[:limit]
-    )
+    column = _BOX_COLUMN[box]
+    invitation = Invitation._meta.db_table
+    researcher = Researcher._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT i.id, i.kind, i.purpose, i.status, i.created_at, i.expires_at,
+                   i.responded_at, i.sender_id, i.recipient_id, i.conversation_id,
+                   s.slug, s.display_name, r.slug, r.display_name
+            FROM (
+                (SELECT id, created_at, true AS open FROM {invitation}
+                 WHERE {column} = %(user)s AND status = %(pending)s AND expires_at > %(now)s
+                 ORDER BY created_at DESC, id DESC LIMIT %(limit)s)
+                UNION ALL
+                (SELECT id, created_at, false FROM {invitation}
+                 WHERE {column} = %(user)s
+                   AND NOT (status = %(pending)s AND expires_at > %(now)s)
+                 ORDER BY created_at DESC, id DESC LIMIT %(limit)s)
+            ) shown
+            JOIN {invitation} i ON i.id = shown.id
+            LEFT JOIN {researcher} s ON s.id = i.sender_researcher_id
+            LEFT JOIN {researcher} r ON r.id = i.recipient_researcher_id
+            ORDER BY shown.open DESC, shown.created_at DESC, shown.id DESC
+            LIMIT %(limit)s
+            """,  # noqa: S608 - table and column names from the models and _BOX_COLUMN
+            {"user": user.pk, "pending": InvitationStatus.PENDING, "now": now, "limit": limit},
+        )
+        rows = [dict(zip(_COLUMNS, values, strict=True)) for values in cursor.fetchall()]
     return _summaries(rows, viewer=user, now=now, with_anchors=with_anchors)
 
 

@@ -24,7 +24,7 @@ from bzpeer.admin import (
     bare_identifier,
 )
 
-from .models import Affiliation, Follow, Institution, Researcher
+from .models import Affiliation, CVEntry, Follow, Institution, Researcher
 from .names import normalize_name
 
 
@@ -260,5 +260,28 @@ class FollowAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     ordering = ("-created_at",)
     # Deleting a follow stays possible for staff holding the model permission.
     deletable_by = "delete permission"
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+
+
+@admin.register(CVEntry)
+class CVEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """CV entries come from ORCID or the claimant; a moderator reads them here (the claimant
+    hides and shows them on their profile edit page)."""
+
+    list_display = (
+        "researcher",
+        "section",
+        "organisation",
+        "role",
+        "start_year",
+        "end_year",
+        "source",
+        "hidden",
+    )
+    list_filter = ("section", "source", "hidden")
+    list_select_related = ("researcher",)
+    search_fields = ("organisation", "role")
+    raw_id_fields = ("researcher",)
     paginator = EstimatedCountPaginator
     show_full_result_count = False

@@ -2,6 +2,7 @@
 
 - works: works and their venues, topics and authorships
 - import_runs: import runs, chunks and issues, with a running import's live counts
+- provenance: what each source said about a work, its versions, name-only authors
 
 Importing the package registers every admin (Django's autodiscover imports publications.admin).
 """
@@ -14,6 +15,7 @@ from .import_runs import (
     ImportRunAdmin,
     import_run_progress,
 )
+from .provenance import NameOnlyAuthorAdmin, WorkSourceAdmin, WorkVersionAdmin
 from .works import (
     AuthorshipAdmin,
     SourceAdmin,
@@ -28,10 +30,13 @@ __all__ = [
     "ImportChunkAdmin",
     "ImportIssueAdmin",
     "ImportRunAdmin",
+    "NameOnlyAuthorAdmin",
     "SourceAdmin",
     "TopicAdmin",
     "WorkAdmin",
+    "WorkSourceAdmin",
     "WorkTopicAdmin",
+    "WorkVersionAdmin",
     "import_run_progress",
     "work_identifier_q",
 ]

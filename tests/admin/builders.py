@@ -14,12 +14,15 @@ from publications.models import (
     ImportChunk,
     ImportIssue,
     ImportRun,
+    NameOnlyAuthor,
     Source,
     Topic,
     Work,
+    WorkSource,
     WorkTopic,
+    WorkVersion,
 )
-from researchers.models import Affiliation, Follow, Institution, Researcher
+from researchers.models import Affiliation, CVEntry, Follow, Institution, Researcher
 from researchers.names import normalize_name
 
 _serial = itertools.count(1)
@@ -167,6 +170,39 @@ def one_import_issue() -> ImportIssue:
     return import_issue(import_run())
 
 
+def one_work_source() -> WorkSource:
+    row = work()
+    return WorkSource.objects.create(
+        work=row, origin="crossref", origin_id=f"10.1234/{row.pk}", fields={"title": row.title}
+    )
+
+
+def one_work_version() -> WorkVersion:
+    row = work()
+    return WorkVersion.objects.create(
+        work=row, kind=WorkVersion.Kind.PREPRINT, identifier=f"2401.{row.pk:05d}"
+    )
+
+
+def one_name_only_author() -> NameOnlyAuthor:
+    person = researcher()
+    return NameOnlyAuthor.objects.create(
+        origin="bibtex", origin_id=f"entry{person.pk}", name_key="ada lovelace", researcher=person
+    )
+
+
+def one_cv_entry() -> CVEntry:
+    return CVEntry.objects.create(
+        researcher=researcher(),
+        section="employment",
+        organisation="University of Somewhere",
+        role="Lecturer",
+        start_year=2019,
+        source="orcid",
+        source_key="employment:1",
+    )
+
+
 ONE_ROW = {
     Institution: one_institution,
     Researcher: one_researcher,
@@ -180,4 +216,8 @@ ONE_ROW = {
     ImportRun: one_import_run,
     ImportChunk: one_import_chunk,
     ImportIssue: one_import_issue,
+    WorkSource: one_work_source,
+    WorkVersion: one_work_version,
+    NameOnlyAuthor: one_name_only_author,
+    CVEntry: one_cv_entry,
 }

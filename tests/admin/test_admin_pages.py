@@ -7,15 +7,32 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from publications.models import ImportChunk, ImportIssue, ImportRun, Work
-from researchers.models import Follow, Researcher
+from publications.models import (
+    ImportChunk,
+    ImportIssue,
+    ImportRun,
+    NameOnlyAuthor,
+    Work,
+    WorkSource,
+    WorkVersion,
+)
+from researchers.models import CVEntry, Follow, Researcher
 
 from .builders import ONE_ROW, researcher, work
 
 pytestmark = pytest.mark.django_db
 
 MODELS = list(ONE_ROW)
-READ_ONLY_MODELS = {ImportRun, ImportChunk, ImportIssue, Follow}
+READ_ONLY_MODELS = {
+    ImportRun,
+    ImportChunk,
+    ImportIssue,
+    Follow,
+    WorkSource,
+    WorkVersion,
+    NameOnlyAuthor,
+    CVEntry,
+}
 EDITABLE_MODELS = [model for model in MODELS if model not in READ_ONLY_MODELS]
 
 

@@ -31,9 +31,7 @@ class SamePersonCandidate(models.Model):
     """A new record (`record`, made for a name on `mention_origin`:`mention_origin_id`) that
     may be the same person as an existing one (`candidate`), with the resolver's evidence."""
 
-    record = models.ForeignKey(
-        "researchers.Researcher", on_delete=models.CASCADE, related_name="+"
-    )
+    record = models.ForeignKey("researchers.Researcher", on_delete=models.CASCADE, related_name="+")
     candidate = models.ForeignKey(
         "researchers.Researcher", on_delete=models.CASCADE, related_name="+"
     )

@@ -31,9 +31,9 @@ def _side(researcher: Researcher) -> RecordSide:
     )
     bylines = Authorship.objects.filter(researcher=researcher)
     names: list[str] = []
-    for value in bylines.exclude(affiliation_names=[]).values_list(
-        "affiliation_names", flat=True
-    )[:20]:
+    for value in bylines.exclude(affiliation_names=[]).values_list("affiliation_names", flat=True)[
+        :20
+    ]:
         names.extend(n for n in value if n not in names)
     works = list(
         bylines.select_related("work")

@@ -156,11 +156,7 @@ def decide(mention: MentionFacts, candidates: Sequence[CandidateFacts]) -> Decis
         "candidates_with_evidence": len(eligible),
         "margin": margin,
     }
-    if (
-        _strong_enough(best)
-        and best.given_names >= GivenNames.COMPATIBLE
-        and margin >= MARGIN
-    ):
+    if _strong_enough(best) and best.given_names >= GivenNames.COMPATIBLE and margin >= MARGIN:
         return Decision(
             Outcome.LINKED,
             researcher_id=best.candidate.researcher_id,

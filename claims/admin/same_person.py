@@ -117,7 +117,9 @@ class SamePersonCandidateAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
                 done += 1
             except services.ClaimError as error:
                 refused.append(f"Pair #{candidate.pk}: {error}")
-        report_outcome(self, request, done, refused, "pair(s) " + ("merged" if merge else "kept apart"))
+        report_outcome(
+            self, request, done, refused, "pair(s) " + ("merged" if merge else "kept apart")
+        )
         return None
 
     @admin.action(description="Merge: they are the same person", permissions=["change"])
@@ -136,5 +138,13 @@ class NameLinkAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("display_name", "researcher", "origin", "origin_id", "score", "created_at")
     list_select_related = ("researcher",)
     search_fields = ("display_name", "origin_id")
-    fields = ("display_name", "researcher", "origin", "origin_id", "score", "evidence", "created_at")
+    fields = (
+        "display_name",
+        "researcher",
+        "origin",
+        "origin_id",
+        "score",
+        "evidence",
+        "created_at",
+    )
     readonly_fields = fields

@@ -44,8 +44,8 @@ from .errors import ClaimConflict, ClaimError
 from .merge import researcher_merge, split_request_resolve, split_request_submit
 from .orcid_import import orcid_record_refresh
 from .profile import researcher_profile_update
-from .same_person import name_resolutions_record, same_person_keep_apart, same_person_merge
 from .reports import report_resolve, report_submit
+from .same_person import name_resolutions_record, same_person_keep_apart, same_person_merge
 from .trust_refresh import trust_refresh_on_commit
 from .vouches import vouch_submit
 

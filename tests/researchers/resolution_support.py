@@ -53,9 +53,7 @@ def author(
     return AuthorshipRecord(
         position=position,
         raw_name=name,
-        author=AuthorRef(
-            display_name=name, orcid=orcid_id, openalex_id=openalex_id, dblp=dblp
-        ),
+        author=AuthorRef(display_name=name, orcid=orcid_id, openalex_id=openalex_id, dblp=dblp),
         institutions=tuple(InstitutionRef(openalex_id=i, name=i) for i in institutions),
         affiliation_names=affiliations,
     )

@@ -33,7 +33,7 @@ def team():
         ResearcherFactory(display_name=name, orcid=orcid(serial), openalex_id=None)
         for serial, name in ((11, "Alice Ames"), (12, "Bob Brown"), (13, "Carol Chen"))
     ]
-    for index in range(2):
+    for _ in range(2):
         work = WorkFactory()
         AuthorshipFactory(work=work, researcher=john, position=1)
         for position, coauthor in enumerate(coauthors, start=2):
@@ -42,9 +42,11 @@ def team():
 
 
 def _byline_researcher(doi: str, position: int) -> Researcher:
-    return Authorship.objects.select_related("researcher").get(
-        work__doi=doi, position=position
-    ).researcher
+    return (
+        Authorship.objects.select_related("researcher")
+        .get(work__doi=doi, position=position)
+        .researcher
+    )
 
 
 def test_two_shared_coauthors_link_the_name_and_the_reasons_are_stored(team) -> None:

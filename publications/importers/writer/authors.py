@@ -22,12 +22,12 @@ from researchers.names import normalize_name
 
 from ..records import AuthorRef
 from .identity import orcid_is_valid
-from .resolver import name_resolution
 from .researchers import (
     NAME_ONLY_RESEARCHER_DEFAULT_VALUES,
     NEW_RESEARCHER_DEFAULT_NAMES,
     NEW_RESEARCHER_DEFAULT_VALUES,
 )
+from .resolver import name_resolution
 from .staging import Cursor, Warning_, stage_rows
 
 

@@ -4,6 +4,7 @@ page is broken."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,7 +25,15 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 # The apps whose HTML views are ours; the API (DRF) answers HEAD for GET by itself.
-OUR_HTML_APPS = ("pages.", "search.", "graph.", "claims.")
+OUR_HTML_APPS = (
+    "pages.",
+    "search.",
+    "graph.",
+    "claims.",
+    "collaboration.",
+    "notifications.",
+    "feed.",
+)
 # Pages of the libraries we mount, asked too: they must keep answering HEAD.
 LIBRARY_PAGES = ["/accounts/login/", "/accounts/signup/", "/sitemap.xml", "/api/docs/"]
 
@@ -70,6 +79,10 @@ def _url(route: str, records: dict[str, Any]) -> str:
         values["<int:pk>"] = "999999"
     for placeholder, value in values.items():
         route = route.replace(placeholder, value)
+    # Any other id names a row that does not exist: the page must still answer (404 or 405),
+    # and a token or a string anything but a valid one (400 or 404).
+    route = re.sub(r"<int:\w+>", "999999", route)
+    route = re.sub(r"<(str|slug):\w+>", "not-a-valid-value", route)
     assert "<" not in route, f"no value for a parameter of {route}"
     return "/" + route
 

@@ -144,10 +144,13 @@ def time_html(
     without the clock) would write it."""
     if moment is None:
         return SafeString("")
-    local = timezone.localtime(moment, zone) if timezone.is_aware(moment) else moment
+    if moment.tzinfo is None:  # naive: shown as it is (USE_TZ keeps none in the database)
+        local = moment
+    else:
+        local = moment.astimezone(zone or timezone.get_current_timezone())
     label = f"{local.day} {_MONTHS[local.month - 1]} {local.year}"
     if clock:
-        label += f" {local:%H:%M}"
+        label += f" {local.hour:02d}:{local.minute:02d}"
     # Digits, a month name, an ISO date and our own class (SafeString as in message_html).
     return SafeString(
         f'<time class="{escape(css_class)}" datetime="{local.isoformat()}">{label}</time>'

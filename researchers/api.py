@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
     OpenApiResponse,
@@ -44,13 +44,28 @@ class ResearcherFilter(filters.FilterSet):
     )
     q = filters.CharFilter(method="filter_name", max_length=200, help_text="Same as search.")
     openalex_id = OpenAlexIdFilter(
-        field_name="openalex_id", entity_letter="A", help_text="OpenAlex author id, exact."
+        field_name="openalex_id",
+        entity_letter="A",
+        method="filter_openalex_id",
+        help_text="OpenAlex author id, exact. An id OpenAlex merged into another finds the "
+        "record it was merged into.",
     )
     orcid = OrcidFilter(field_name="orcid", help_text="ORCID iD, exact.")
 
     class Meta:
         model = Researcher
         fields = ["search", "q", "openalex_id", "orcid"]
+
+    def filter_openalex_id(
+        self, queryset: QuerySet[Researcher], name: str, value: str
+    ) -> QuerySet[Researcher]:
+        if not value:
+            return queryset
+        # A merged-away record keeps its id (and is left out of lists): its survivor answers.
+        merged_into = Researcher.objects.filter(
+            openalex_id=value, merged_into__isnull=False
+        ).values("merged_into")
+        return queryset.filter(Q(openalex_id=value) | Q(pk__in=merged_into))
 
     def filter_name(
         self, queryset: QuerySet[Researcher], name: str, value: str

@@ -15,6 +15,7 @@ from publications.importers.records import OPENALEX
 from publications.models import ImportChunk, ImportRun
 
 from ..parsing import WRITE_ORDER
+from .merged_ids import openalex_merges_apply_for_run
 
 
 def import_run_create(
@@ -57,6 +58,8 @@ def import_run_create(
                 started_at=timezone.now(),
                 finished_at=timezone.now(),
             )
+    if not plans:
+        openalex_merges_apply_for_run(run_id=run.id)  # a run of merged_ids files only
     run.refresh_from_db()
     return run, skipped
 
@@ -92,6 +95,10 @@ def import_run_finish_if_complete(*, run_id: int) -> bool:
         .exclude(chunks__done=False)
         .update(status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now())
     )
+    if finished:
+        # Exactly once per run (the update above): OpenAlex's merged ids, now that the
+        # survivors are in (issue 15, item 8).
+        openalex_merges_apply_for_run(run_id=run_id)
     return bool(finished)
 
 

@@ -103,6 +103,9 @@ def discover(paths: list[str]) -> tuple[list[SnapshotFile], list[str]]:
             unsupported = next(
                 (part for part in candidate.parts[:-1] if part in _UNSUPPORTED_FOLDERS), None
             )
+            if unsupported == "merged_ids":
+                skipped.append(f"{candidate} (merged ids: applied when the run finishes)")
+                continue
             if unsupported:
                 skipped.append(f"{candidate} ({unsupported} are not imported by bzpeer)")
                 continue

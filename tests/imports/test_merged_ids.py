@@ -1,0 +1,193 @@
+"""OpenAlex merges (issue 15, item 8): the snapshot's merged_ids files, applied when an OpenAlex
+import run finishes. A merged-away author's record redirects to the survivor (301 page, API
+lookup by the old id), with its authorships, follows and claims; a merged-away work goes into
+the survivor's. The merged_ids files here are written by the tests."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from claims.models import Claim, ModerationEvent
+from publications.importers.openalex.merged_ids import MergedId, merged_id_files, read_merged_ids
+from publications.models import Authorship, ImportIssue, ImportRun, Work, WorkSource, WorkTopic
+from researchers.models import Follow, Researcher
+from tests.factories import (
+    AuthorshipFactory,
+    ResearcherFactory,
+    TopicFactory,
+    UserFactory,
+    WorkFactory,
+    WorkTopicFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def _snapshot(tmp_path: Path, entity: str, rows: list[str], *, gz: bool = True) -> Path:
+    folder = tmp_path / "snapshot" / "merged_ids" / entity
+    folder.mkdir(parents=True, exist_ok=True)
+    text = "merge_date,id,merge_into_id\n" + "".join(f"{row}\n" for row in rows)
+    if gz:
+        (folder / "2024-05-01.csv.gz").write_bytes(gzip.compress(text.encode()))
+    else:
+        (folder / "2024-05-01.csv").write_text(text)
+    return tmp_path / "snapshot"
+
+
+def _import(path: Path) -> ImportRun:
+    call_command("import", "openalex", str(path), sync=True, no_progress=True)
+    return ImportRun.objects.latest("id")
+
+
+@pytest.fixture
+def duplicate_author():
+    old = ResearcherFactory(
+        display_name="Zhizhen Zhong", slug="zhizhen-zhong-a111", openalex_id="A111"
+    )
+    survivor = ResearcherFactory(
+        display_name="Zhizhen Zhong", slug="zhizhen-zhong-a222", openalex_id="A222"
+    )
+    for _ in range(2):
+        AuthorshipFactory(researcher=old)
+    AuthorshipFactory(researcher=survivor)
+    return old, survivor
+
+
+def test_a_merged_author_moves_to_the_survivor_with_follows_claims_and_authorships(
+    tmp_path, duplicate_author
+) -> None:
+    old, survivor = duplicate_author
+    alice, bob = UserFactory(), UserFactory()
+    Follow.objects.create(user=bob, researcher=old)
+    Claim.objects.create(
+        researcher=old,
+        user=alice,
+        claimant_name="Zhizhen Zhong",
+        statement="These are my works.",
+        presented_email=alice.email,
+    )
+    path = _snapshot(
+        tmp_path,
+        "authors",
+        [
+            "2024-05-01,https://openalex.org/A111,https://openalex.org/A222",
+            "2024-05-01,A999,A998",  # neither held: nothing to do
+            "2024-05-01,W1,not-an-id",
+        ],
+    )
+    run = _import(path)
+    assert run.status == ImportRun.Status.SUCCEEDED
+    old.refresh_from_db()
+    survivor.refresh_from_db()
+    assert old.merged_into == survivor
+    assert Authorship.objects.filter(researcher=survivor).count() == 3
+    assert not Authorship.objects.filter(researcher=old).exists()
+    assert Follow.objects.get(user=bob).researcher == survivor
+    assert Claim.objects.get(user=alice).researcher == survivor
+    assert survivor.works_count == 3
+    event = ModerationEvent.objects.get(action="researcher_merged")
+    assert event.actor is None and "OpenAlex merged A111 into A222" in event.reason
+    issue = ImportIssue.objects.get(run=run)
+    assert "not a merge of two authors ids" in issue.reason
+    # The old page answers 301; an API lookup by the old id finds the survivor.
+    page = Client().get(reverse("researcher-profile", args=[old.slug]))
+    assert page.status_code == 301
+    assert page["Location"] == reverse("researcher-profile", args=[survivor.slug])
+    listing = Client().get(reverse("api:researcher-list"), {"openalex_id": "A111"})
+    assert [r["slug"] for r in listing.json()["results"]] == [survivor.slug]
+    detail = Client().get(reverse("api:researcher-detail", args=[old.slug]))
+    assert detail.status_code == 302 and detail.json()["merged_into"] == survivor.slug
+
+
+def test_applying_the_same_file_again_changes_nothing(tmp_path, duplicate_author) -> None:
+    old, survivor = duplicate_author
+    path = _snapshot(tmp_path, "authors", ["2024-05-01,A111,A222"], gz=False)
+    _import(path)
+    _import(path)
+    assert ModerationEvent.objects.filter(action="researcher_merged").count() == 1
+    assert Researcher.objects.get(pk=old.pk).merged_into_id == survivor.pk
+
+
+def test_a_survivor_bzpeer_does_not_hold_is_made_from_the_old_record(tmp_path) -> None:
+    old = ResearcherFactory(display_name="Heather Piwowar", openalex_id="A333")
+    AuthorshipFactory(researcher=old)
+    _import(_snapshot(tmp_path, "authors", ["2024-05-01,A333,A444"]))
+    old.refresh_from_db()
+    survivor = Researcher.objects.get(openalex_id="A444")
+    assert old.merged_into == survivor and survivor.display_name == "Heather Piwowar"
+    assert Authorship.objects.get().researcher == survivor
+
+
+def test_a_merge_of_two_orcid_ids_is_refused_and_reported(tmp_path) -> None:
+    old = ResearcherFactory(openalex_id="A555", orcid="0000-0002-1825-0097")
+    survivor = ResearcherFactory(openalex_id="A666", orcid="0000-0001-5109-3700")
+    run = _import(_snapshot(tmp_path, "authors", ["2024-05-01,A555,A666"]))
+    old.refresh_from_db()
+    assert old.merged_into is None
+    assert "different ORCID iDs" in ImportIssue.objects.get(run=run).reason
+    assert survivor.pk
+
+
+def test_a_merged_work_goes_into_the_survivor(tmp_path) -> None:
+    alice, bob = ResearcherFactory(), ResearcherFactory()
+    old = WorkFactory(openalex_id="W111", doi=None)
+    survivor = WorkFactory(openalex_id="W222")
+    AuthorshipFactory(work=old, researcher=alice, position=1)
+    AuthorshipFactory(work=survivor, researcher=bob, position=1)
+    shared, own = TopicFactory(), TopicFactory()
+    WorkTopicFactory(work=old, topic=shared)
+    WorkTopicFactory(work=old, topic=own)
+    WorkTopicFactory(work=survivor, topic=shared)
+    WorkSource.objects.create(work=old, origin="crossref", origin_id="10.1/x", content_hash="h")
+    WorkSource.objects.create(work=old, origin="openalex", origin_id="W111", content_hash="h")
+    Researcher.objects.filter(pk=alice.pk).update(works_count=1)
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W111,W222"]))
+    assert not Work.objects.filter(pk=old.pk).exists()
+    # The survivor's byline stands; the old work's topics and other sources move.
+    assert list(Authorship.objects.filter(work=survivor).values_list("researcher", flat=True)) == [
+        bob.pk
+    ]
+    assert set(WorkTopic.objects.filter(work=survivor).values_list("topic", flat=True)) == {
+        shared.pk,
+        own.pk,
+    }
+    assert WorkSource.objects.get(origin="crossref").work == survivor
+    assert not WorkSource.objects.filter(origin_id="W111").exists()
+    alice.refresh_from_db()
+    assert alice.works_count == 0
+
+
+def test_a_merged_work_without_a_byline_survivor_takes_the_old_byline(tmp_path) -> None:
+    alice = ResearcherFactory()
+    old = WorkFactory(openalex_id="W333")
+    survivor = WorkFactory(openalex_id="W444")
+    AuthorshipFactory(work=old, researcher=alice, position=1)
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W333,W444"]))
+    assert Authorship.objects.get().work == survivor
+    alice.refresh_from_db()
+    assert alice.works_count == 1
+
+
+def test_a_work_whose_survivor_is_not_held_takes_its_id(tmp_path) -> None:
+    old = WorkFactory(openalex_id="W555")
+    WorkSource.objects.create(work=old, origin="openalex", origin_id="W555", content_hash="h")
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W555,W666"]))
+    old.refresh_from_db()
+    assert old.openalex_id == "W666"
+    assert WorkSource.objects.get(work=old).origin_id == "W666"
+
+
+def test_the_real_snapshots_merged_ids_file_reads_as_merges(testdata_dir) -> None:
+    files = merged_id_files([str(testdata_dir / "openalex" / "snapshot")])
+    assert [entity for entity, _ in files] == ["authors"]
+    rows = list(read_merged_ids(*files[0]))
+    assert rows and all(isinstance(row, MergedId) for row in rows)
+    lines = files[0][1].read_text().strip().splitlines()
+    assert len(rows) == len(lines) - 1
+    assert rows[0] == MergedId("authors", "2023-04-13", "A3125154712", "A4317838346")

@@ -123,7 +123,9 @@ def test_invite_accept_talk_and_block(page, browser, live_server, console_errors
     expect(bob_page.get_by_role("heading", name="Alice Liddell")).to_be_visible()
 
     # 3. Two messages: bob first, alice answers from her inbox.
-    bob_page.get_by_label("Message", exact=True).fill("Hello Alice, gladly. See https://example.org/draft")
+    bob_page.get_by_label("Message", exact=True).fill(
+        "Hello Alice, gladly. See https://example.org/draft"
+    )
     bob_page.get_by_role("button", name="Send", exact=True).click()
     expect(bob_page.get_by_role("link", name="https://example.org/draft")).to_be_visible()
 
@@ -131,7 +133,9 @@ def test_invite_accept_talk_and_block(page, browser, live_server, console_errors
     expect(page.locator("#inbox-link .badge-count")).to_have_text("1")
     page.get_by_role("link", name="Bob Bobson").first.click()
     expect(page.get_by_text("Hello Alice, gladly.")).to_be_visible()
-    page.get_by_label("Message", exact=True).fill("Wonderful <b>news</b>: I will send the outline tonight.")
+    page.get_by_label("Message", exact=True).fill(
+        "Wonderful <b>news</b>: I will send the outline tonight."
+    )
     page.get_by_role("button", name="Send", exact=True).click()
     expect(
         page.get_by_text("Wonderful <b>news</b>: I will send the outline tonight.")

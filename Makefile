@@ -58,6 +58,11 @@ bench: migrate
 	$(PY) -m tests.bench.search_bench
 	$(PY) -m tests.bench.graph_bench
 	$(PY) -m tests.bench.pages_bench
+	$(PY) -m tests.bench.collaboration_bench --template bzpeer_bench --users 50000 \
+		--conversations 200000 --messages 2000000 --big-user-conversations 10000
+	$(PY) -m tests.bench.feed_bench --works 1000000 --users 200000 --background-follows 23
+	$(PY) -m tests.bench.digest_bench --works 1000000 --users 200000 --follows 23
+	$(PY) -m tests.bench.ops_bench
 
 # A bounded soak (scripts/soak.py): gunicorn with the production settings and a Celery worker on
 # loopback, a rotating set of pages and API calls, anonymous and signed in, for SOAK_SECONDS

@@ -180,8 +180,8 @@ def names_compare(left: PersonName, right: PersonName) -> GivenNames:
 def blocking_keys(name: PersonName) -> set[str]:
     """Words a candidate's stored name (name_normalized, in the order the source wrote it) must
     start or end with to be compared at all: the first and last words of the family name and,
-    for a two-word name, of the other reading. The resolver's lookup matches them against
-    indexed expressions (researchers migration 0015)."""
+    for a two-word name, of the other reading (the writer's resolver filters its candidates,
+    found through shared coauthors, with them)."""
     keys: set[str] = set()
     for reading in name.readings():
         if reading.family:

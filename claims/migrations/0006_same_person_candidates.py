@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('claims', '0005_notification_moved_to_notifications'),
-        ('researchers', '0015_researcher_name_words'),
+        ('researchers', '0014_cv_entry'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -59,7 +59,7 @@ def read_merged_ids(entity: str, path: Path) -> Iterator[MergedId | str]:
     # Streamed: the real files hold millions of rows.
     handle: io.TextIOBase
     if path.name.endswith(".gz"):
-        handle = gzip.open(path, "rt", encoding="utf-8-sig", newline="")  # type: ignore[assignment]
+        handle = gzip.open(path, "rt", encoding="utf-8-sig", newline="")
     else:
         handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 - closed below
     with handle:

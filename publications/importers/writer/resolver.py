@@ -2,11 +2,12 @@
 name-only mentions, in one query per kind (never one per mention), then the rules of
 researchers.resolution decide each mention.
 
-1. candidates: researchers (not merged away) whose stored name starts or ends with one of the
-   mentions' blocking words (researchers.names.blocking_keys; both expressions are indexed,
-   researchers migration 0015), or whose dblp key is one of the mentions' dblp keys;
-2. coauthor evidence: which of the mentions' resolved coauthors have written with which of the
-   name-compatible candidates (authorships joined on the work);
+1. candidates, found through the evidence: researchers (not merged away) who have written
+   with one of the mentions' resolved coauthors (authorships joined on the work) and whose
+   stored name starts or ends with one of the mentions' blocking words
+   (researchers.names.blocking_keys); a candidate without a shared coauthor could never be
+   linked or queued, so a name alone costs nothing;
+2. researchers holding one of the mentions' dblp keys (an identity key);
 3. institution evidence: the candidates' institutions (affiliations, and the institutions and
    free-text affiliations of their bylines).
 
@@ -94,13 +95,12 @@ class Resolution(Generic[M]):
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Candidate:
     researcher_id: int
     display_name: str
     orcid: str | None
     dblp_key: str | None
-    words: tuple[str, str]  # first and last word of name_normalized
 
 
 def mention_facts(mention: Mention, institution_ids: dict[str, int]) -> MentionFacts:
@@ -121,44 +121,45 @@ def mention_facts(mention: Mention, institution_ids: dict[str, int]) -> MentionF
     )
 
 
-def _candidates(cursor: Cursor, words: set[str], dblp_keys: set[str]) -> list[_Candidate]:
+def _candidates_by_coauthor(
+    cursor: Cursor, coauthor_ids: set[int], words: set[str]
+) -> list[tuple[int, _Candidate]]:
+    """(coauthor, candidate) for every researcher who has written with one of the coauthors and
+    whose stored name starts or ends with one of the blocking words."""
+    if not coauthor_ids or not words:
+        return []
     cursor.execute(
         r"""
-        SELECT id, display_name, orcid, dblp_id,
-               split_part(name_normalized, ' ', 1), regexp_replace(name_normalized, '^.* ', '')
-        FROM researchers_researcher
-        WHERE merged_into_id IS NULL
-          AND (split_part(name_normalized, ' ', 1) = ANY(%(words)s)
-               OR regexp_replace(name_normalized, '^.* ', '') = ANY(%(words)s)
-               OR dblp_id = ANY(%(dblp)s))
+        SELECT DISTINCT a1.researcher_id, r.id, r.display_name, r.orcid, r.dblp_id
+        FROM publications_authorship a1
+        JOIN publications_authorship a2
+          ON a2.work_id = a1.work_id AND a2.researcher_id <> a1.researcher_id
+        JOIN researchers_researcher r ON r.id = a2.researcher_id
+        WHERE a1.researcher_id = ANY(%(coauthors)s)
+          AND r.merged_into_id IS NULL
+          AND (split_part(r.name_normalized, ' ', 1) = ANY(%(words)s)
+               OR regexp_replace(r.name_normalized, '^.* ', '') = ANY(%(words)s))
         """,
-        {"words": sorted(words), "dblp": sorted(dblp_keys)},
+        {"coauthors": sorted(coauthor_ids), "words": sorted(words)},
     )
     return [
-        _Candidate(rid, name, orcid, dblp_identity_key(dblp_id or ""), (first, last))
-        for rid, name, orcid, dblp_id, first, last in cursor.fetchall()
+        (coauthor_id, _Candidate(rid, name, orcid, dblp_identity_key(dblp_id or "")))
+        for coauthor_id, rid, name, orcid, dblp_id in cursor.fetchall()
     ]
 
 
-def _shared_coauthors(
-    cursor: Cursor, candidate_ids: set[int], coauthor_ids: set[int]
-) -> dict[int, set[int]]:
-    if not candidate_ids or not coauthor_ids:
-        return {}
+def _candidates_by_dblp(cursor: Cursor, dblp_names: set[str]) -> list[_Candidate]:
+    if not dblp_names:
+        return []
     cursor.execute(
-        """
-        SELECT DISTINCT a1.researcher_id, a2.researcher_id
-        FROM publications_authorship a1
-        JOIN publications_authorship a2
-          ON a2.work_id = a1.work_id AND a2.researcher_id = ANY(%(coauthors)s)
-        WHERE a1.researcher_id = ANY(%(candidates)s) AND a2.researcher_id <> a1.researcher_id
-        """,
-        {"candidates": sorted(candidate_ids), "coauthors": sorted(coauthor_ids)},
+        "SELECT id, display_name, orcid, dblp_id FROM researchers_researcher"
+        " WHERE merged_into_id IS NULL AND dblp_id = ANY(%s)",
+        [sorted(dblp_names)],
     )
-    shared: dict[int, set[int]] = defaultdict(set)
-    for candidate_id, coauthor_id in cursor.fetchall():
-        shared[candidate_id].add(coauthor_id)
-    return shared
+    return [
+        _Candidate(rid, name, orcid, dblp_identity_key(dblp_id or ""))
+        for rid, name, orcid, dblp_id in cursor.fetchall()
+    ]
 
 
 def _institutions(
@@ -192,7 +193,11 @@ def _institutions(
 
 
 def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
-    """Decide every mention of the batch (see the module docstring). At most five queries."""
+    """Decide every mention of the batch (see the module docstring). At most four queries.
+
+    Only candidates with evidence can be linked or queued, so they are found through the
+    evidence: researchers who have written with the mentions' coauthors and whose names share
+    a blocking word. A name alone costs no query (its outcome is a new record)."""
     resolution: Resolution[M] = Resolution()
     if not mentions:
         return resolution
@@ -205,57 +210,53 @@ def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
         )
         institution_ids = dict(cursor.fetchall())
     facts = {m: mention_facts(m, institution_ids) for m in mentions}
-    words = {word for f in facts.values() for word in blocking_keys(f.name)}
-    dblp_names = {m.dblp for m in mentions if m.dblp}
-    if not words and not dblp_names:
-        return resolution
-    by_word: dict[str, list[_Candidate]] = defaultdict(list)
+    words = {word for m, f in facts.items() if m.coauthor_ids for word in blocking_keys(f.name)}
+    by_coauthor: dict[int, dict[int, _Candidate]] = defaultdict(dict)
+    for coauthor_id, candidate in _candidates_by_coauthor(
+        cursor, {i for m in mentions for i in m.coauthor_ids}, words
+    ):
+        by_coauthor[coauthor_id][candidate.researcher_id] = candidate
     by_dblp: dict[str, list[_Candidate]] = defaultdict(list)
-    for candidate in _candidates(cursor, words, dblp_names):
-        for word in set(candidate.words):
-            by_word[word].append(candidate)
+    for candidate in _candidates_by_dblp(cursor, {m.dblp for m in mentions if m.dblp}):
         if candidate.dblp_key:
             by_dblp[candidate.dblp_key].append(candidate)
 
-    # Name-compatible candidates per mention (Python: the rules are not SQL).
-    compatible: dict[M, list[_Candidate]] = {}
+    # Per mention: the candidates its coauthors lead to, with the coauthors they share.
+    found: dict[M, dict[int, tuple[_Candidate, set[int]]]] = {}
     for mention, fact in facts.items():
-        seen: dict[int, _Candidate] = {}
-        for word in blocking_keys(fact.name):
-            for candidate in by_word.get(word, ()):
-                seen.setdefault(candidate.researcher_id, candidate)
+        candidates: dict[int, tuple[_Candidate, set[int]]] = {}
+        for coauthor_id in mention.coauthor_ids:
+            for rid, candidate in by_coauthor.get(coauthor_id, {}).items():
+                candidates.setdefault(rid, (candidate, set()))[1].add(coauthor_id)
         for candidate in by_dblp.get(fact.dblp_key or "", ()):
-            seen.setdefault(candidate.researcher_id, candidate)
-        compatible[mention] = [
-            c
-            for c in seen.values()
-            if (fact.dblp_key and c.dblp_key == fact.dblp_key)
-            or names_compare(fact.name, person_name(c.display_name)) != GivenNames.INCOMPATIBLE
-        ]
-    candidate_ids = {c.researcher_id for found in compatible.values() for c in found}
-    with_coauthors = {
-        c.researcher_id for m, found in compatible.items() if m.coauthor_ids for c in found
-    }
-    shared = _shared_coauthors(
-        cursor, with_coauthors, {i for m in mentions for i in m.coauthor_ids}
-    )
+            candidates.setdefault(candidate.researcher_id, (candidate, set()))
+        found[mention] = {
+            rid: (candidate, shared)
+            for rid, (candidate, shared) in candidates.items()
+            if (fact.dblp_key and candidate.dblp_key == fact.dblp_key)
+            or names_compare(fact.name, person_name(candidate.display_name))
+            != GivenNames.INCOMPATIBLE
+        }
     # Institutions only matter with a shared coauthor (one coauthor + the same institution).
-    institutions, affiliation_names = _institutions(cursor, set(shared) & candidate_ids)
+    institutions, affiliation_names = _institutions(
+        cursor,
+        {rid for candidates in found.values() for rid, (_, shared) in candidates.items() if shared},
+    )
 
     for mention, fact in facts.items():
         decision = decide(
             fact,
             [
                 CandidateFacts(
-                    researcher_id=c.researcher_id,
-                    name=person_name(c.display_name),
-                    orcid=c.orcid,
-                    dblp_key=c.dblp_key,
-                    shared_coauthor_ids=frozenset(shared.get(c.researcher_id, ())),
-                    institution_ids=frozenset(institutions.get(c.researcher_id, ())),
-                    affiliation_keys=frozenset(affiliation_names.get(c.researcher_id, ())),
+                    researcher_id=rid,
+                    name=person_name(candidate.display_name),
+                    orcid=candidate.orcid,
+                    dblp_key=candidate.dblp_key,
+                    shared_coauthor_ids=frozenset(shared),
+                    institution_ids=frozenset(institutions.get(rid, ())),
+                    affiliation_keys=frozenset(affiliation_names.get(rid, ())),
                 )
-                for c in compatible[mention]
+                for rid, (candidate, shared) in found[mention].items()
             ],
         )
         resolution.decisions[mention] = decision

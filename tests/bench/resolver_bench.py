@@ -1,0 +1,185 @@
+"""The name resolver's benchmark (issue 15): its rate on 100,000 name-only authorships against
+whatever corpus a bench database holds. `python -m tests.bench.resolver_bench --database NAME
+[--mentions N]`; the documented run is on the import benchmark's 1M-work corpus
+(`make bench BENCH_WORKS=1000000` leaves it in bzpeer_bench, the default).
+
+The mentions are synthetic, drawn from the corpus's own researchers and bylines (seeded), in
+the mix the resolver meets:
+- a researcher's name with two of their real coauthors on the byline (a link);
+- the same with the given name cut to an initial (a close call: never linked automatically);
+- a researcher's name with one real coauthor (one signal: a close call);
+- a researcher's name alone (the name is never enough: a new record);
+- a name nobody has (a new record).
+
+Two phases, batch by batch (IMPORT_BATCH_SIZE mentions, as the writer calls it):
+1. resolve: the candidate lookup and the rules (writer/resolver.py: name_resolution) alone;
+2. write: the whole hook as the writer runs it (writer/authors.py: researchers_for_mentions):
+   resolution, new L0 records, NameOnlyAuthor rows, the links' reasons and the close calls
+   recorded in claims' tables. Rolled back at the end: the corpus is left as it was.
+Figures: mentions per second, statements per batch, outcomes, peak memory (flat: the process's
+high-water mark and its RSS after each batch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.bench.import_bench import bench_database_url, ensure_database, manage, say
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+
+def sample_people(cursor: Any, count: int, seed: int) -> list[tuple[int, str, list[int]]]:
+    """Researchers with coauthors: (id, display name, up to 6 coauthor ids)."""
+    cursor.execute(
+        """
+        WITH picked AS (
+            SELECT id, display_name FROM researchers_researcher
+            WHERE merged_into_id IS NULL
+            ORDER BY md5(id::text || %(seed)s) LIMIT %(count)s
+        )
+        SELECT p.id, p.display_name, coalesce(
+            (SELECT array_agg(c.researcher_id) FROM (
+                SELECT DISTINCT a2.researcher_id
+                FROM publications_authorship a1
+                JOIN publications_authorship a2 ON a2.work_id = a1.work_id
+                WHERE a1.researcher_id = p.id AND a2.researcher_id IS NOT NULL
+                  AND a2.researcher_id <> p.id
+                LIMIT 6) c), '{}')
+        FROM picked p
+        """,
+        {"seed": str(seed), "count": count},
+    )
+    return [(rid, name, list(coauthors)) for rid, name, coauthors in cursor.fetchall()]
+
+
+def synthetic_mentions(people: Sequence[tuple[int, str, list[int]]], total: int, seed: int) -> list[Any]:
+    from publications.importers.writer.authors import NameMention
+    from researchers.names import normalize_name
+
+    rng = random.Random(seed)
+    with_two = [p for p in people if len(p[2]) >= 2] or list(people)
+    mentions = []
+    for index in range(total):
+        kind = index % 10
+        _, name, coauthors = rng.choice(with_two)
+        if kind < 3:  # a link
+            shown, byline = name, rng.sample(coauthors, min(2, len(coauthors)))
+        elif kind < 5:  # an initial: a close call
+            words = name.split()
+            shown = f"{words[0][0]}. {' '.join(words[1:])}" if len(words) > 1 else name
+            byline = rng.sample(coauthors, min(2, len(coauthors)))
+        elif kind < 7:  # one signal: a close call
+            shown, byline = name, coauthors[:1]
+        elif kind < 9:  # the name alone
+            shown, byline = name, []
+        else:  # nobody's name
+            shown, byline = f"Nobody Nameless{index}", []
+        mentions.append(
+            NameMention(
+                "bench",
+                f"bench:{index // 5}",
+                normalize_name(shown)[:500] + f" {index % 5}",
+                shown,
+                coauthor_ids=frozenset(byline),
+            )
+        )
+    return mentions
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", default="bzpeer_bench")
+    parser.add_argument("--mentions", type=int, default=100_000)
+    parser.add_argument("--batch", type=int, default=0, help="default: IMPORT_BATCH_SIZE")
+    parser.add_argument("--seed", type=int, default=15)
+    args = parser.parse_args(argv)
+    url = bench_database_url(args.database)
+    ensure_database(url)
+    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
+    say(f"migrating {args.database} ...")
+    manage(["migrate", "--noinput"], env=env)
+    os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection, transaction
+
+    from publications.importers.writer.authors import researchers_for_mentions
+    from publications.importers.writer.resolver import name_resolution
+    from researchers.resolution import Outcome
+
+    batch_size = args.batch or settings.IMPORT_BATCH_SIZE
+    with connection.cursor() as wrapper:
+        cursor = wrapper.cursor
+        cursor.execute("SELECT count(*) FROM researchers_researcher")
+        researchers = cursor.fetchone()[0]
+        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE relname = 'publications_authorship'")
+        authorships = cursor.fetchone()[0]
+        if researchers == 0:
+            say(f"{args.database} holds no researchers: run the import benchmark first")
+            return 2
+        say(f"corpus: {researchers:,} researchers, about {authorships:,} authorships")
+        people = sample_people(cursor, min(researchers, max(1000, args.mentions // 2)), args.seed)
+    mentions = synthetic_mentions(people, args.mentions, args.seed)
+    batches = [mentions[i : i + batch_size] for i in range(0, len(mentions), batch_size)]
+    say(f"{len(mentions):,} name-only mentions in {len(batches)} batches of {batch_size}")
+
+    class Rollback(Exception):
+        pass
+
+    outcomes: Counter[str] = Counter()
+    rss_after: list[float] = []
+    timings: dict[str, float] = {}
+    try:
+        with transaction.atomic(), connection.cursor() as wrapper:
+            cursor = wrapper.cursor
+            started = time.perf_counter()
+            for batch in batches:
+                resolution = name_resolution(cursor, batch)
+                outcomes.update(d.outcome for d in resolution.decisions.values())
+                rss_after.append(rss_mb())
+            timings["resolve"] = time.perf_counter() - started
+            started = time.perf_counter()
+            for batch in batches:
+                researchers_for_mentions(cursor, batch)
+                rss_after.append(rss_mb())
+            timings["write"] = time.perf_counter() - started
+            raise Rollback
+    except Rollback:
+        pass
+    say("Name resolver benchmark")
+    for phase, seconds in timings.items():
+        say(f"  {phase:8} {len(mentions) / seconds:10,.0f} mentions/s ({seconds:.1f} s)")
+    say(
+        "  outcomes: "
+        + ", ".join(f"{k} {outcomes[k]:,}" for k in (Outcome.LINKED, Outcome.CLOSE_CALL, Outcome.NEW))
+    )
+    say(
+        f"  memory: peak {peak_mb():.0f} MB; RSS after the first batch {rss_after[0]:.0f} MB,"
+        f" after the last {rss_after[-1]:.0f} MB"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -92,6 +92,12 @@ class PersonName:
         # 'García-López', 'Garcia Lopez' and 'garcialopez' compare equal.
         return "".join(self.family)
 
+    def match_keys(self) -> frozenset[tuple[str, str]]:
+        """(family name, first initial) of every reading: two names whose keys do not meet
+        can never be compatible (names_compare), so callers compare only those that do. A
+        reading without a given name has the initial ''."""
+        return _match_keys(self)
+
     def readings(self) -> list[PersonName]:
         """The ways to read the name: as parsed; with a family name of up to three of the last
         words ('Maria Garcia Lopez' as Garcia Lopez, Maria); and for a two-word name, family
@@ -108,6 +114,56 @@ class PersonName:
 
 
 @lru_cache(maxsize=65536)
+def _match_keys(name: PersonName) -> frozenset[tuple[str, str]]:
+    return frozenset(
+        (reading.family_key, reading.given[0][0] if reading.given else "")
+        for reading in name.readings()
+        if reading.family_key
+    )
+
+
+def keys_meet(left: PersonName, right: PersonName) -> bool:
+    """True when names_compare may find the two compatible (a cheap test first)."""
+    left_keys, right_keys = left.match_keys(), right.match_keys()
+    if left_keys & right_keys:
+        return True
+    # A reading without a given name is compatible (through initials) with any given name.
+    families = {family for family, initial in right_keys if not initial}
+    families |= {family for family, initial in left_keys if not initial}
+    return any(family in families for family, _ in left_keys | right_keys)
+
+
+_SPECIAL_WORDS: frozenset[str] | None = None
+
+
+def _simple_split(name: str) -> tuple[str, str] | None:
+    """'John R. Smith' -> ('John R.', 'Smith') without nameparser (a hundred times faster) when
+    nothing in the name needs it: no comma, two or three words, none a title, suffix, particle
+    or conjunction nameparser knows. None otherwise."""
+    global _SPECIAL_WORDS  # noqa: PLW0603 - nameparser's word lists, read once
+    words = name.split()
+    if "," in name or not 2 <= len(words) <= 3:
+        return None
+    if _SPECIAL_WORDS is None:
+        from nameparser.config import CONSTANTS
+
+        _SPECIAL_WORDS = frozenset(
+            word.lower()
+            for group in (
+                CONSTANTS.titles,
+                CONSTANTS.suffix_acronyms,
+                CONSTANTS.suffix_not_acronyms,
+                CONSTANTS.prefixes,
+                CONSTANTS.conjunctions,
+            )
+            for word in group
+        )
+    if any(word.lower().strip(".") in _SPECIAL_WORDS for word in words):
+        return None
+    return " ".join(words[:-1]), words[-1]
+
+
+@lru_cache(maxsize=65536)
 def person_name(display_name: str, *, given: str = "", family: str = "") -> PersonName:
     """Parse a name (the source's given/family split when it gave one; else nameparser, which
     reads 'Smith, John', 'John Smith' and particles such as 'van der')."""
@@ -117,6 +173,8 @@ def person_name(display_name: str, *, given: str = "", family: str = "") -> Pers
     given_text, family_text = clean_name(given), clean_name(family)
     if family_text:
         family_text = split_homonym_number(family_text)[0]
+    if not family_text and (simple := _simple_split(bare)) is not None:
+        given_text, family_text = simple
     if not family_text:
         parsed = HumanName(bare)
         given_text = " ".join(part for part in (parsed.first, parsed.middle) if part)

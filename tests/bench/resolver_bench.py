@@ -133,12 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         cursor = wrapper.cursor
         cursor.execute("SELECT count(*) FROM researchers_researcher")
         researchers = cursor.fetchone()[0]
-        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE relname = 'publications_authorship'")
+        cursor.execute("SELECT count(*) FROM publications_authorship")
         authorships = cursor.fetchone()[0]
         if researchers == 0:
             say(f"{args.database} holds no researchers: run the import benchmark first")
             return 2
-        say(f"corpus: {researchers:,} researchers, about {authorships:,} authorships")
+        say(f"corpus: {researchers:,} researchers, {authorships:,} authorships")
         people = sample_people(cursor, min(researchers, max(1000, args.mentions // 2)), args.seed)
     mentions = synthetic_mentions(people, args.mentions, args.seed)
     batches = [mentions[i : i + batch_size] for i in range(0, len(mentions), batch_size)]

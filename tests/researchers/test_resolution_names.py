@@ -9,6 +9,7 @@ from researchers.names import (
     blocking_keys,
     clean_name,
     dblp_identity_key,
+    keys_meet,
     names_compare,
     normalize_name,
     person_name,
@@ -84,3 +85,30 @@ def test_clean_name_keeps_case_and_accents_but_not_markup() -> None:
 def test_blocking_words_cover_both_orders_and_both_ends() -> None:
     assert blocking_keys(person_name("Zhong Zhizhen")) >= {"zhong", "zhizhen"}
     assert blocking_keys(person_name("García-López, M.")) >= {"garcia", "lopez"}
+
+
+def test_the_cheap_key_test_never_rules_out_a_compatible_pair() -> None:
+    names = [
+        "Zhong Zhizhen",
+        "J. Smith",
+        "John Smith",
+        "Jane Smith",
+        "Smith",
+        "García-López, M.",
+        "Maria Garcia Lopez",
+        "Wei Wang",
+        "Wang Wei",
+        "Wei Wang 0001",
+        "L. Ru",
+        "Ru Li",
+        "Anna Maria Lopez",
+        "Jean-Pierre Dupont",
+        "J.-P. Dupont",
+        "Jeanpierre Dupont",
+    ]
+    for left in names:
+        for right in names:
+            a, b = person_name(left), person_name(right)
+            if names_compare(a, b) != GivenNames.INCOMPATIBLE:
+                assert keys_meet(a, b), (left, right)
+    assert not keys_meet(person_name("John Smith"), person_name("Kate Smith"))

@@ -26,6 +26,7 @@ from researchers.names import (
     GivenNames,
     blocking_keys,
     dblp_identity_key,
+    keys_meet,
     names_compare,
     normalize_name,
     person_name,
@@ -41,6 +42,9 @@ from researchers.resolution import (
 )
 
 from .staging import Cursor
+
+# Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
+MAX_AUTHORS_FOR_EVIDENCE = 100
 
 
 class Mention(Hashable, Protocol):
@@ -122,25 +126,40 @@ def mention_facts(mention: Mention, institution_ids: dict[str, int]) -> MentionF
 
 
 def _candidates_by_coauthor(
-    cursor: Cursor, coauthor_ids: set[int], words: set[str]
+    cursor: Cursor, pairs: set[tuple[int, str]]
 ) -> list[tuple[int, _Candidate]]:
-    """(coauthor, candidate) for every researcher who has written with one of the coauthors and
-    whose stored name starts or ends with one of the blocking words."""
-    if not coauthor_ids or not words:
+    """(coauthor, candidate) for every researcher who has written with a coauthor and whose
+    stored name starts or ends with a blocking word of a mention sharing that coauthor
+    (pairs: (coauthor id, word)). Works of more than MAX_AUTHORS_FOR_EVIDENCE authors are no
+    evidence (a consortium paper says little about who knows whom, and costs much)."""
+    if not pairs:
         return []
+    # One row per coauthor with its words (space-separated), so each coauthor's bylines are
+    # read once.
+    words_of: dict[int, set[str]] = defaultdict(set)
+    for coauthor_id, word in pairs:
+        words_of[coauthor_id].add(word)
+    ordered = sorted(words_of)
     cursor.execute(
         r"""
         SELECT DISTINCT a1.researcher_id, r.id, r.display_name, r.orcid, r.dblp_id
-        FROM publications_authorship a1
+        FROM unnest(%(coauthors)s::int8[], %(words)s::text[]) AS k(coauthor_id, words)
+        JOIN publications_authorship a1 ON a1.researcher_id = k.coauthor_id
+        JOIN publications_work w
+          ON w.id = a1.work_id AND w.authors_count <= %(max_authors)s
         JOIN publications_authorship a2
           ON a2.work_id = a1.work_id AND a2.researcher_id <> a1.researcher_id
         JOIN researchers_researcher r ON r.id = a2.researcher_id
-        WHERE a1.researcher_id = ANY(%(coauthors)s)
-          AND r.merged_into_id IS NULL
-          AND (split_part(r.name_normalized, ' ', 1) = ANY(%(words)s)
-               OR regexp_replace(r.name_normalized, '^.* ', '') = ANY(%(words)s))
+        WHERE r.merged_into_id IS NULL
+          AND (split_part(r.name_normalized, ' ', 1) = ANY(string_to_array(k.words, ' '))
+               OR regexp_replace(r.name_normalized, '^.* ', '')
+                  = ANY(string_to_array(k.words, ' ')))
         """,
-        {"coauthors": sorted(coauthor_ids), "words": sorted(words)},
+        {
+            "coauthors": ordered,
+            "words": [" ".join(sorted(words_of[coauthor])) for coauthor in ordered],
+            "max_authors": MAX_AUTHORS_FOR_EVIDENCE,
+        },
     )
     return [
         (coauthor_id, _Candidate(rid, name, orcid, dblp_identity_key(dblp_id or "")))
@@ -210,11 +229,14 @@ def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
         )
         institution_ids = dict(cursor.fetchall())
     facts = {m: mention_facts(m, institution_ids) for m in mentions}
-    words = {word for m, f in facts.items() if m.coauthor_ids for word in blocking_keys(f.name)}
+    pairs = {
+        (coauthor_id, word)
+        for m, f in facts.items()
+        for word in blocking_keys(f.name)
+        for coauthor_id in m.coauthor_ids
+    }
     by_coauthor: dict[int, dict[int, _Candidate]] = defaultdict(dict)
-    for coauthor_id, candidate in _candidates_by_coauthor(
-        cursor, {i for m in mentions for i in m.coauthor_ids}, words
-    ):
+    for coauthor_id, candidate in _candidates_by_coauthor(cursor, pairs):
         by_coauthor[coauthor_id][candidate.researcher_id] = candidate
     by_dblp: dict[str, list[_Candidate]] = defaultdict(list)
     for candidate in _candidates_by_dblp(cursor, {m.dblp for m in mentions if m.dblp}):
@@ -234,8 +256,11 @@ def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
             rid: (candidate, shared)
             for rid, (candidate, shared) in candidates.items()
             if (fact.dblp_key and candidate.dblp_key == fact.dblp_key)
-            or names_compare(fact.name, person_name(candidate.display_name))
-            != GivenNames.INCOMPATIBLE
+            or (
+                keys_meet(fact.name, person_name(candidate.display_name))
+                and names_compare(fact.name, person_name(candidate.display_name))
+                != GivenNames.INCOMPATIBLE
+            )
         }
     # Institutions only matter with a shared coauthor (one coauthor + the same institution).
     institutions, affiliation_names = _institutions(

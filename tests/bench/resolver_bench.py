@@ -71,7 +71,9 @@ def sample_people(cursor: Any, count: int, seed: int) -> list[tuple[int, str, li
     return [(rid, name, list(coauthors)) for rid, name, coauthors in cursor.fetchall()]
 
 
-def synthetic_mentions(people: Sequence[tuple[int, str, list[int]]], total: int, seed: int) -> list[Any]:
+def synthetic_mentions(
+    people: Sequence[tuple[int, str, list[int]]], total: int, seed: int
+) -> list[Any]:
     from publications.importers.writer.authors import NameMention
     from researchers.names import normalize_name
 
@@ -117,7 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
     say(f"migrating {args.database} ...")
     manage(["migrate", "--noinput"], env=env)
-    os.environ.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false")
+    os.environ.update(
+        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
+    )
     import django
 
     django.setup()
@@ -172,7 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(f"  {phase:8} {len(mentions) / seconds:10,.0f} mentions/s ({seconds:.1f} s)")
     say(
         "  outcomes: "
-        + ", ".join(f"{k} {outcomes[k]:,}" for k in (Outcome.LINKED, Outcome.CLOSE_CALL, Outcome.NEW))
+        + ", ".join(
+            f"{k} {outcomes[k]:,}" for k in (Outcome.LINKED, Outcome.CLOSE_CALL, Outcome.NEW)
+        )
     )
     say(
         f"  memory: peak {peak_mb():.0f} MB; RSS after the first batch {rss_after[0]:.0f} MB,"

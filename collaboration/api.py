@@ -424,10 +424,8 @@ class BlockDeleteView(APIView):
 
 class _ReportView(APIView):
     permission_classes = [IsAuthenticated]
+    # "message" or "invitation": which id the URL's pk is, for report_create.
     item = ""
-
-    def report(self, request: Request, pk: int, reason: str) -> ReportCreatedSerializer:
-        raise NotImplementedError
 
     @extend_schema(
         request=ReportInputSerializer,

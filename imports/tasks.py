@@ -6,7 +6,8 @@ import logging
 from datetime import timedelta
 
 from celery import group, shared_task
-from django.db import transaction
+from django.core.cache import cache
+from django.db import OperationalError, transaction
 
 from publications.importers.openalex.client import OpenAlexClient
 from publications.models import ImportChunk
@@ -21,12 +22,15 @@ logger = logging.getLogger(__name__)
 @shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=60 * 60)
 def import_chunk(chunk_id: int) -> None:
     try:
-        services.import_chunk_process(chunk_id=chunk_id)
+        finished_run = services.import_chunk_process(chunk_id=chunk_id)
     except Exception as exc:
         run_id = ImportChunk.objects.filter(id=chunk_id).values_list("run_id", flat=True).first()
         if run_id:
             services.import_run_fail(run_id=run_id, error=f"chunk {chunk_id}: {exc!r}")
         raise
+    if finished_run:
+        # The run's last chunk: its researchers' metrics, trust and pages catch up now.
+        researchers_follow_up_drain_queue()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=6 * 60 * 60)
@@ -73,3 +77,43 @@ def import_run_enqueue(run_id: int) -> None:
         transaction.on_commit(
             lambda: group(import_chunk.si(chunk_id) for chunk_id in chunk_ids).apply_async()
         )
+
+
+# One drain refreshes what every batch committed so far; after a run of a million works that is
+# a few hundred thousand researchers, minutes of work. The limit keeps a stuck one from holding a
+# worker; the rows it had taken are taken again by the next drain once their lease ends. A
+# deadlock with a concurrent writer of researcher rows is retried after a short pause.
+@shared_task(
+    acks_late=True,
+    time_limit=60 * 60,
+    autoretry_for=(OperationalError,),
+    retry_backoff=2,
+    max_retries=5,
+)
+def researchers_follow_up_drain() -> int:
+    cache.delete(_DRAIN_QUEUED)
+    return services.researchers_follow_up_drain()
+
+
+# Set while a drain waits in the queue, so beat and finishing runs queue one, not one a minute
+# behind a long queue of chunks; it expires, so a lost message does not block the next drain.
+_DRAIN_QUEUED = "imports:follow-up-drain-queued"
+_DRAIN_QUEUED_SECONDS = 60 * 60
+
+
+def _drain_send() -> None:
+    if cache.add(_DRAIN_QUEUED, 1, timeout=_DRAIN_QUEUED_SECONDS):
+        researchers_follow_up_drain.delay()
+
+
+def researchers_follow_up_drain_queue() -> None:
+    """Queue a drain once the current transaction commits (unless one is queued already)."""
+    transaction.on_commit(_drain_send, robust=True)
+
+
+@shared_task
+def researchers_follow_up_drain_if_due() -> None:
+    """Periodic (beat): queue a drain when batches left researchers pending and no run is
+    importing them (a run that failed, was stopped, or has run longer than the allowed lag)."""
+    if services.researchers_follow_up_drain_due():
+        _drain_send()

@@ -116,6 +116,11 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         "is_following": researcher_selectors.researcher_is_followed_by(researcher, request.user),
         "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
         "facets": facets,
+        # The works counted now. The stored figures (works_count, citations, h-index, trust)
+        # catch up shortly after an import on the workers (imports.services.follow_up); until
+        # they do, the page shows this one count everywhere and says the others are updating.
+        "works_total": facets.works_total,
+        "metrics_updating": facets.works_total != researcher.works_count,
         **works_page_context(request, listing, form=form, base_url=base_url),
     }
     if request.htmx and request.htmx.target == "works":

@@ -6,6 +6,7 @@ typed helpers, so a bad value fails loudly at start-up instead of somewhere late
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -439,6 +440,12 @@ CELERY_TASK_ROUTES = {
     "notifications.tasks.notification_digest_send": {"queue": MAIL_QUEUE},
     "collaboration.tasks.message_email_send": {"queue": MAIL_QUEUE},
 }
+# The follow-up of researchers that import batches left pending, when no run is importing them
+# (a run that failed or stopped) or they waited longer than IMPORT_FOLLOW_UP_MAX_LAG.
+CELERY_BEAT_SCHEDULE["imports-follow-up-drain"] = {
+    "task": "imports.tasks.researchers_follow_up_drain_if_due",
+    "schedule": 60,
+}
 # Picks up edge refreshes whose task message was lost (the pending ids are kept in Redis).
 CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
     "task": "graph.tasks.coauthor_edges_drain",
@@ -452,6 +459,9 @@ OPENALEX_MAILTO = env.str("OPENALEX_MAILTO", default="")
 PROFILE_PAGE_CACHE_SECONDS = env.int("PROFILE_PAGE_CACHE_SECONDS", default=600)
 IMPORT_BATCH_SIZE = env.int("IMPORT_BATCH_SIZE", default=2000)
 IMPORT_CHUNK_LINES = env.int("IMPORT_CHUNK_LINES", default=20000)
+# During a run on the workers, the metrics and trust of the researchers it touched catch up when
+# it finishes, or after this many seconds if it runs longer (imports.services.follow_up).
+IMPORT_FOLLOW_UP_MAX_LAG = timedelta(seconds=env.int("IMPORT_FOLLOW_UP_MAX_LAG", default=30 * 60))
 
 # Every line names its request or Celery task (bzpeer.request_context); LOG_FORMAT=json writes
 # one JSON object per line for a log collector.

@@ -8,7 +8,8 @@ nothing and counts nothing twice: the chunk resumes at its last committed batch.
 - runs.py: plan a run and its chunks; mark it running, finished, failed or stalled
 - chunks.py: one chunk, batch by batch, parsed ahead in a thread
 - batches.py: one batch's transaction
-- follow_up.py: the researchers a batch touched (metrics, trust, edges, cached pages)
+- follow_up.py: the researchers a batch touched (metrics, trust, edges, cached pages): now,
+  or left pending for the drain that follows up many batches at once
 - in_process.py: a whole run in this process (--sync), and an OpenAlex API query
 """
 
@@ -16,7 +17,12 @@ from __future__ import annotations
 
 from .batches import batch_write, import_batch_commit, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
-from .follow_up import researchers_follow_up, researchers_follow_up_in_slices
+from .follow_up import (
+    researchers_follow_up,
+    researchers_follow_up_drain,
+    researchers_follow_up_drain_due,
+    researchers_follow_up_in_slices,
+)
 from .in_process import (
     import_fetch_process,
     import_fetch_run_create,
@@ -50,6 +56,8 @@ __all__ = [
     "import_runs_claim_stalled",
     "import_source_run_create",
     "researchers_follow_up",
+    "researchers_follow_up_drain",
+    "researchers_follow_up_drain_due",
     "researchers_follow_up_in_slices",
     "run_counts_add",
 ]

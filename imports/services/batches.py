@@ -17,7 +17,7 @@ from graph.tasks import coauthor_edges_record_batch
 from publications.models import ImportChunk, ImportIssue, ImportRun
 
 from ..parsing import ENTITY_HANDLERS, WRITE_ORDER, ParsedBatch, issue_text, parse_batch
-from .follow_up import researchers_follow_up
+from .follow_up import researchers_follow_up, researchers_follow_up_defer
 
 logger = logging.getLogger(__name__)
 
@@ -44,14 +44,13 @@ def _is_retryable(exc: BaseException) -> bool:
 
 
 def batch_write(
-    batch: ParsedBatch, *, run_id: int, path: str, researchers_pending: set[int] | None = None
+    batch: ParsedBatch, *, run_id: int, path: str, defer_follow_up: bool = False
 ) -> dict[str, int]:
     """Write one parsed batch; the caller holds the transaction.
 
-    The researchers whose works changed are followed up in this transaction, or, when the caller
-    gives researchers_pending, added to it for the caller to follow up once for many batches
-    (the --sync run, see import_run_process). Researchers a batch removed from every byline it
-    changed are followed up here either way: nothing in the database would show them later.
+    The researchers whose works changed (and those a changed byline no longer names) are
+    followed up in this transaction, or, with defer_follow_up (a run's chunks), recorded in it
+    for the drain that follows them up once for many batches (follow_up.py).
     """
     totals = {"created": 0, "updated": 0, "unchanged": 0}
     touched: set[int] = set()
@@ -93,12 +92,10 @@ def batch_write(
         ImportIssue.objects.bulk_create(issues, batch_size=1000)
     # Bylines that changed are queued, in this transaction, for the coalesced edge drain.
     coauthor_edges_record_batch(work_ids=work_ids)
-    if researchers_pending is None:
-        researchers_follow_up(researcher_ids=touched)
+    if defer_follow_up:
+        researchers_follow_up_defer(researcher_ids=touched | unlinked)
     else:
-        researchers_pending |= touched - unlinked
-        if unlinked:
-            researchers_follow_up(researcher_ids=unlinked)
+        researchers_follow_up(researcher_ids=touched | unlinked)
     totals["failed"] = sum(
         1 for issue in batch.issues if issue.severity == ImportIssue.Severity.ERROR
     )
@@ -128,7 +125,7 @@ def _halves(batch: ParsedBatch) -> tuple[ParsedBatch, ParsedBatch]:
 
 
 def batch_write_isolating_refusals(
-    batch: ParsedBatch, *, run_id: int, path: str, researchers_pending: set[int] | None = None
+    batch: ParsedBatch, *, run_id: int, path: str, defer_follow_up: bool = False
 ) -> dict[str, int]:
     """batch_write, and when the database refuses a record that the checks before the write
     (publications.importers.validation) did not foresee, that record found by halving the
@@ -136,10 +133,9 @@ def batch_write_isolating_refusals(
     others are written. The caller holds the transaction.
 
     Halving costs a few rewrites of the batch for each refused record, only when one is."""
-    pending_here: set[int] | None = None if researchers_pending is None else set()
     try:
         with transaction.atomic():  # a savepoint: a refusal undoes this attempt only
-            totals = batch_write(batch, run_id=run_id, path=path, researchers_pending=pending_here)
+            totals = batch_write(batch, run_id=run_id, path=path, defer_follow_up=defer_follow_up)
     except DATABASE_ERRORS as exc:
         if _is_retryable(exc):
             raise
@@ -147,10 +143,10 @@ def batch_write_isolating_refusals(
         if len(records) > 1:
             first, second = _halves(batch)
             totals = batch_write_isolating_refusals(
-                first, run_id=run_id, path=path, researchers_pending=researchers_pending
+                first, run_id=run_id, path=path, defer_follow_up=defer_follow_up
             )
             more = batch_write_isolating_refusals(
-                second, run_id=run_id, path=path, researchers_pending=researchers_pending
+                second, run_id=run_id, path=path, defer_follow_up=defer_follow_up
             )
             return {key: totals[key] + more[key] for key in totals}
         refused = ParsedBatch(read=0, issues=list(batch.issues))
@@ -167,9 +163,7 @@ def batch_write_isolating_refusals(
                     reason=issue_text(f"refused by the database: {reason}"),
                 )
             )
-        return batch_write(refused, run_id=run_id, path=path, researchers_pending=None)
-    if pending_here and researchers_pending is not None:
-        researchers_pending |= pending_here
+        return batch_write(refused, run_id=run_id, path=path, defer_follow_up=defer_follow_up)
     return totals
 
 
@@ -193,14 +187,13 @@ def import_batch_commit(
     next_byte: int | None,
     final: bool,
     parsed: ParsedBatch | None = None,
-    researchers_pending: set[int] | None = None,
 ) -> bool:
     """Commit one batch of a chunk. Returns False when another worker already committed it.
 
     The chunk row is advanced with a compare-and-set on next_line in the same transaction as
     the writes: of two workers that got the same chunk, only one commits each batch.
-    `parsed` is parse_batch(lines) when the caller parsed them already; researchers_pending is
-    passed on to batch_write.
+    `parsed` is parse_batch(lines) when the caller parsed them already. The follow-up of the
+    researchers the batch touched is deferred to the drain (follow_up.py).
     """
     if parsed is None:
         parsed = parse_batch(
@@ -214,9 +207,8 @@ def import_batch_commit(
                 ).update(next_line=next_line, next_byte=next_byte, done=final)
                 if not advanced:
                     return False
-                pending_here: set[int] | None = None if researchers_pending is None else set()
                 totals = batch_write_isolating_refusals(
-                    parsed, run_id=chunk.run_id, path=chunk.path, researchers_pending=pending_here
+                    parsed, run_id=chunk.run_id, path=chunk.path, defer_follow_up=True
                 )
                 run_counts_add(chunk.run_id, read=parsed.read, totals=totals, chunk_finished=final)
             break
@@ -224,7 +216,5 @@ def import_batch_commit(
             if attempt == 2 or not _is_retryable(exc):
                 raise
             logger.warning("import batch of chunk %s retried after %s", chunk.id, exc)
-    if pending_here and researchers_pending is not None:
-        researchers_pending |= pending_here  # only what a committed attempt wrote
     chunk.next_line, chunk.next_byte, chunk.done = next_line, next_byte, final
     return True

@@ -142,20 +142,19 @@ def import_chunk_process(
     chunk_id: int,
     batch_size: int | None = None,
     on_progress: ProgressCallback | None = None,
-    researchers_pending: set[int] | None = None,
-) -> None:
+    finish_run: bool = True,
+) -> bool:
     """Import one chunk from where it last committed. Returns quietly if it is gone or done.
 
-    With researchers_pending, the follow-up of the researchers it touched is left to the caller
-    (see batch_write), and so is finishing the run.
+    The researchers its batches touched are left pending for the follow-up drain. With
+    finish_run (a worker's chunk), the run is marked succeeded when this was its last chunk;
+    returns True when this call did that, so the caller queues the drain.
     """
     chunk = ImportChunk.objects.filter(id=chunk_id).first()
     if chunk is None:
-        return
+        return False
     if chunk.done:
-        if researchers_pending is None:
-            import_run_finish_if_complete(run_id=chunk.run_id)
-        return
+        return finish_run and import_run_finish_if_complete(run_id=chunk.run_id)
     batch_size = batch_size or settings.IMPORT_BATCH_SIZE
     import_run_mark_running(chunk.run_id)
     for batch in _parse_ahead(_chunk_batches(chunk, batch_size=batch_size)):
@@ -166,13 +165,11 @@ def import_chunk_process(
             next_byte=batch.next_byte,
             final=batch.final,
             parsed=batch.parsed,
-            researchers_pending=researchers_pending,
         )
         if not committed:
             if batch.final:
                 break  # another worker finished the chunk; the run may be complete
-            return
+            return False
         if on_progress:
             on_progress(len(batch.lines))
-    if researchers_pending is None:
-        import_run_finish_if_complete(run_id=chunk.run_id)
+    return finish_run and import_run_finish_if_complete(run_id=chunk.run_id)

@@ -1,6 +1,17 @@
 """What an import changes beyond its own rows: the metrics and trust scores of the researchers
 whose works changed, their coauthor edges and their cached pages.
 
+A small import (an API query, a fetched ORCID record, a merge) follows its researchers up in
+its own transaction (researchers_follow_up). A run of chunks does not: a prolific author is in
+nearly every batch, and refreshing her after each one re-reads everything imported so far
+(issue 13: the follow-up grew to three quarters of a worker's time, and the row locks it held
+made a second worker wait for the first). Each batch instead records the researchers it touched
+in a PendingFollowUp row of its own transaction (researchers_follow_up_defer), and a drain
+refreshes them once for many batches and workers (researchers_follow_up_drain): when a run
+finishes (the --sync process itself, or a task the run's last chunk queues), and from beat
+whenever rows wait and no run is importing, or have waited longer than
+IMPORT_FOLLOW_UP_MAX_LAG during a long run.
+
 This is why the import pipeline sits above graph and claims: it calls their services.
 """
 
@@ -8,15 +19,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
 
 from claims.trust import researchers_trust_refresh
 from graph.services import researcher_metrics_refresh
 from graph.tasks import coauthor_edges_schedule
+from publications.models import ImportRun
 from researchers.services import researcher_pages_invalidate
+
+from ..models import PendingFollowUp
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +48,13 @@ def researchers_follow_up(*, researcher_ids: Collection[int]) -> None:
     transaction.on_commit(partial(researcher_pages_invalidate, researcher_ids=researcher_ids))
 
 
+def researchers_follow_up_defer(*, researcher_ids: Collection[int]) -> None:
+    """In an import batch's transaction: leave the follow-up of these researchers to the drain.
+    One INSERT of one row, whatever the number of ids; it conflicts with no other batch."""
+    if researcher_ids:
+        PendingFollowUp.objects.create(researcher_ids=sorted(researcher_ids))
+
+
 # Researchers are followed up in slices, each its own transaction, so row locks stay short; but
 # in no more than about ten, since each slice's statements read whole tables (works, work topics)
 # once PostgreSQL judges the slice large, which after a bulk load it does.
@@ -45,19 +68,19 @@ _FOLLOW_UP_TABLES = (
     "publications_worktopic",
     "researchers_researcher",
 )
-# Works changed by a run have updated_at >= its start by the database clock; started_at is the
-# application's clock, so allow for some skew between the two.
-CLOCK_SKEW = timedelta(minutes=10)
+# Rows of pending researchers one drain takes at a time: each is one batch's researchers (about
+# five per work), so this covers a run of a few million works in one pass.
+DRAIN_ROWS = 2000
+# A drain holds the rows it took this long; one that died lets them go to the next drain then.
+DRAIN_LEASE = timedelta(hours=1)
 
 
-def researchers_follow_up_in_slices(researcher_ids: list[int], *, run_id: int) -> None:
+def researchers_follow_up_in_slices(researcher_ids: list[int], *, label: str = "") -> None:
+    """Follow these researchers up (sorted ids) in a few transactions of their own, in id order,
+    so the row locks of one are never held while waiting for another's."""
     if not researcher_ids:
         return
-    logger.info(
-        "import run %s: following up %d researchers whose works changed",
-        run_id,
-        len(researcher_ids),
-    )
+    logger.info("%sfollowing up %d researchers whose works changed", label, len(researcher_ids))
     with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {', '.join(_FOLLOW_UP_TABLES)}")
     size = max(FOLLOW_UP_SLICE, -(-len(researcher_ids) // FOLLOW_UP_SLICES))
@@ -68,3 +91,72 @@ def researchers_follow_up_in_slices(researcher_ids: list[int], *, run_id: int) -
                 # running them gained from it.
                 cursor.execute("SET LOCAL jit = off")
             researchers_follow_up(researcher_ids=researcher_ids[start : start + size])
+
+
+_CLAIM_SQL = """
+UPDATE imports_pendingfollowup SET claimed_until = now() + make_interval(secs => %(lease)s)
+WHERE id IN (
+    SELECT id FROM imports_pendingfollowup
+    WHERE claimed_until IS NULL OR claimed_until < now()
+    ORDER BY id LIMIT %(rows)s
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING id
+"""
+_RESEARCHERS_OF_SQL = """
+SELECT DISTINCT researcher_id
+FROM imports_pendingfollowup p, unnest(p.researcher_ids) AS researcher_id
+WHERE p.id = ANY(%s)
+ORDER BY researcher_id
+"""
+
+
+def researchers_follow_up_drain(*, rows: int = DRAIN_ROWS) -> int:
+    """Follow up every researcher that committed batches left pending, until none is left.
+
+    Rows are taken with a lease (a conditional UPDATE, SKIP LOCKED), so two drains at once take
+    different rows and one that dies leaves its rows to the next after DRAIN_LEASE; a row is
+    deleted only after every slice of its researchers committed. The refresh is idempotent, so
+    a researcher refreshed twice (in two drains' rows) only costs time.
+    Returns the number of researchers followed up.
+    """
+    handled = 0
+    while True:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(_CLAIM_SQL, {"lease": DRAIN_LEASE.total_seconds(), "rows": rows})
+                row_ids = [row_id for (row_id,) in cursor.fetchall()]
+                if not row_ids:
+                    return handled
+                cursor.execute(_RESEARCHERS_OF_SQL, [row_ids])
+                researcher_ids = [researcher_id for (researcher_id,) in cursor.fetchall()]
+        researchers_follow_up_in_slices(
+            researcher_ids, label=f"follow-up drain ({len(row_ids)} batches): "
+        )
+        PendingFollowUp.objects.filter(id__in=row_ids).delete()
+        handled += len(researcher_ids)
+
+
+def researchers_follow_up_drain_due(*, now: datetime | None = None) -> bool:
+    """Whether beat should queue a drain: rows wait that no drain holds, and either no run is
+    importing (a run that failed or was stopped left them) or the oldest has waited longer than
+    IMPORT_FOLLOW_UP_MAX_LAG (a long run: its researchers are refreshed that often)."""
+    now = now or timezone.now()
+    claimable = PendingFollowUp.objects.exclude(claimed_until__gte=now)
+    oldest = claimable.order_by("id").values_list("created_at", flat=True).first()
+    if oldest is None:
+        return False
+    if oldest < now - settings.IMPORT_FOLLOW_UP_MAX_LAG:
+        return True
+    return not runs_importing(now=now)
+
+
+# A run with no progress for this long is stalled, not importing (imports.tasks.STALLED_AFTER).
+IMPORTING_WITHIN = timedelta(minutes=30)
+
+
+def runs_importing(*, now: datetime | None = None) -> bool:
+    now = now or timezone.now()
+    return ImportRun.objects.filter(
+        status=ImportRun.Status.RUNNING, last_progress_at__gte=now - IMPORTING_WITHIN
+    ).exists()

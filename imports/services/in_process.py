@@ -9,17 +9,17 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from publications.importers import sources
-from publications.models import Authorship, ImportChunk, ImportRun
+from publications.models import ImportChunk, ImportRun
 
 from ..parsing import parse_batch
 from ..source_parsing import parse_source_batch
 from .batches import batch_write_isolating_refusals, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
-from .follow_up import CLOCK_SKEW, researchers_follow_up_in_slices
+from .follow_up import researchers_follow_up_drain
 from .runs import import_run_fail, import_run_finish_if_complete, import_run_mark_running
 
 
@@ -27,46 +27,23 @@ def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = No
     """Process every chunk of a run in this process (the --sync path).
 
     Researchers whose works changed are followed up (metrics, trust, edges, pages) once for the
-    whole run, after its last batch and before it is marked succeeded, instead of after every
-    batch: a prolific author is in nearly every batch, and refreshing her each time costs work
-    that grows with everything imported so far. When the run was begun by an earlier process
-    that stopped, the researchers of every work the run changed are followed up, since that
-    process's list is gone.
+    whole run, by the same drain the workers use, after its last batch and before it is marked
+    succeeded. What batches of an earlier process left pending (a run begun and stopped) is
+    drained too: it was committed with those batches.
     """
     try:
-        return _run_process(run_id=run_id, on_progress=on_progress)
+        for chunk_id in ImportChunk.objects.filter(run_id=run_id, done=False).values_list(
+            "id", flat=True
+        ):
+            import_chunk_process(chunk_id=chunk_id, on_progress=on_progress, finish_run=False)
+        researchers_follow_up_drain()
+        import_run_finish_if_complete(run_id=run_id)
+        return ImportRun.objects.get(id=run_id)
     except BaseException as exc:
         # Never left "running": whatever stopped it is on the run (an interrupted run resumes
         # from its last committed batch when started again).
         import_run_fail(run_id=run_id, error=f"stopped in the importing process: {exc!r}")
         raise
-
-
-def _run_process(*, run_id: int, on_progress: ProgressCallback | None) -> ImportRun:
-    run = ImportRun.objects.get(id=run_id)
-    resumed = (
-        ImportChunk.objects.filter(run_id=run_id)
-        .filter(Q(done=True) | Q(next_line__gt=F("start_line")))
-        .exists()
-    )
-    pending: set[int] = set()
-    for chunk_id in ImportChunk.objects.filter(run_id=run_id, done=False).values_list(
-        "id", flat=True
-    ):
-        import_chunk_process(
-            chunk_id=chunk_id, on_progress=on_progress, researchers_pending=pending
-        )
-    if resumed and run.started_at:
-        pending.update(
-            Authorship.objects.filter(
-                work__updated_at__gte=run.started_at - CLOCK_SKEW, researcher__isnull=False
-            )
-            .values_list("researcher_id", flat=True)
-            .distinct()
-        )
-    researchers_follow_up_in_slices(sorted(pending), run_id=run_id)
-    import_run_finish_if_complete(run_id=run_id)
-    return ImportRun.objects.get(id=run_id)
 
 
 def import_query_run_create(*, query: str) -> ImportRun:

@@ -45,4 +45,5 @@ urlpatterns = [
     path("", include("notifications.urls")),
     path("", include("claims.urls")),
     path("", include("collaboration.urls")),
+    path("", include("imports.urls")),
 ]

@@ -1,0 +1,561 @@
+"""The worker-import benchmark (issue 13): `make bench`, or
+`python -m tests.bench.worker_import_bench --works N --processes 1,2,4`.
+
+In one run, on one synthetic OpenAlex corpus (import_bench's, cached under bench-data/), into the
+same database emptied before each phase, it times until the data is complete:
+
+1. `manage.py import_openalex CORPUS --sync` (metrics, trust, slice summaries and the coauthor
+   edges all done in the command's process);
+2. raw COPY of the rows that import produced, loaded back into the same tables (the yardstick);
+3. for each worker count N: a Celery worker with N processes, started by the benchmark on
+   queues of its own (imports, graph and default), then `manage.py import_openalex CORPUS`
+   (the default path, fanned out to the workers); the clock stops when every run finished, no
+   researcher waits for its follow-up and no byline for the edge drain. The worker's start-up
+   is not timed.
+
+For each worker phase it reports works per second and its share of the --sync rate, the time
+from the run's end until the data was complete (the follow-up drain), the first and the last
+chunk's durations (from the worker's log), the share of the workers' sampled database time spent
+waiting on a lock (and on researcher rows), the statements that took the most samples, and a
+fingerprint of the derived tables (counts, sums of every researcher's figures, edges, slice
+summaries) that must equal the --sync one. Figures, not a test: nothing asserts a duration.
+The report goes to bench-data/<database>/worker-import-report.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psycopg
+
+from tests.bench.import_bench import (
+    BOOKKEEPING_TABLES,
+    DATA_DIR,
+    DATA_TABLES,
+    DEFAULT_REDIS_URL,
+    REPO_ROOT,
+    Corpus,
+    MachineCpu,
+    bench_database_url,
+    copy_measure,
+    corpus_prepare,
+    ensure_database,
+    git_revision,
+    machine_describe,
+    manage,
+    other_imports_running,
+    other_work_share,
+    say,
+    table_counts,
+    truncate,
+)
+
+CELERY = Path(sys.executable).with_name("celery")
+DERIVED = (
+    "graph_coauthoredge",
+    "graph_closecollaboratorscount",
+    "graph_pendingbyline",
+    "graph_slicesummary",
+    "imports_pendingfollowup",
+)
+TARGET_SHARE_OF_SYNC = 0.9
+TARGET_TWO_OVER_ONE = 1.4
+TARGET_LOCK_SHARE = 0.05
+TARGET_LAST_OVER_FIRST_CHUNK = 1.2
+
+_FINGERPRINT_SQL = """
+SELECT
+    (SELECT count(*) FROM publications_work),
+    (SELECT count(*) FROM publications_authorship),
+    (SELECT count(*) FROM researchers_researcher),
+    (SELECT sum(works_count) FROM researchers_researcher),
+    (SELECT sum(cited_by_count) FROM researchers_researcher),
+    (SELECT sum(h_index) FROM researchers_researcher),
+    (SELECT sum(i10_index) FROM researchers_researcher),
+    (SELECT sum(topics_count) FROM researchers_researcher),
+    (SELECT sum(trust_score) FROM researchers_researcher),
+    (SELECT md5(string_agg(r.openalex_id || ':' || r.citations_by_year::text, ','
+                           ORDER BY r.openalex_id)) FROM researchers_researcher r),
+    (SELECT count(*) FROM graph_coauthoredge),
+    (SELECT sum(joint_works_count) FROM graph_coauthoredge),
+    (SELECT sum(close_collaborators_count) FROM graph_closecollaboratorscount),
+    (SELECT count(*) FROM graph_slicesummary),
+    (SELECT sum(cardinality(recent_work_ids) + cardinality(cited_work_ids)
+                + cardinality(topic_ids)) FROM graph_slicesummary)
+"""
+_FINGERPRINT_NAMES = (
+    "works",
+    "authorships",
+    "researchers",
+    "sum works_count",
+    "sum cited_by_count",
+    "sum h_index",
+    "sum i10_index",
+    "sum topics_count",
+    "sum trust_score",
+    "citations_by_year digest",
+    "edges",
+    "sum joint works",
+    "sum close collaborators",
+    "slice summaries",
+    "slice summary entries",
+)
+
+
+def fingerprint(connection: psycopg.Connection) -> dict[str, object]:
+    row = connection.execute(_FINGERPRINT_SQL).fetchone()
+    return {
+        name: value if isinstance(value, str) or value is None else int(value)
+        for name, value in zip(_FINGERPRINT_NAMES, row, strict=True)
+    }
+
+
+def complete(connection: psycopg.Connection) -> bool:
+    return not connection.execute(
+        """
+        SELECT EXISTS (SELECT 1 FROM publications_importrun WHERE status IN ('pending', 'running'))
+            OR EXISTS (SELECT 1 FROM imports_pendingfollowup)
+            OR EXISTS (SELECT 1 FROM graph_pendingbyline)
+        """
+    ).fetchone()[0]
+
+
+class WorkerSampler(threading.Thread):
+    """Samples the worker's database sessions (by application name) from pg_stat_activity: the
+    share waiting on a lock, on researcher rows in particular, and the busiest statements."""
+
+    def __init__(self, url: str, *, application_name: str, interval: float = 0.2) -> None:
+        super().__init__(daemon=True)
+        self.url, self.application_name, self.interval = url, application_name, interval
+        self.active = 0
+        self.lock_waits = 0
+        self.researcher_lock_waits = 0
+        self.statements: dict[str, int] = {}
+        self.backend_ticks: dict[int, int] = {}
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            while not self._stopping.is_set():
+                for pid, state, wait_type, query in connection.execute(
+                    "SELECT pid, state, wait_event_type, query FROM pg_stat_activity"
+                    " WHERE application_name = %s",
+                    [self.application_name],
+                ).fetchall():
+                    try:
+                        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                        self.backend_ticks[pid] = int(fields[11]) + int(fields[12])
+                    except OSError:
+                        pass
+                    if state != "active":
+                        continue
+                    self.active += 1
+                    words = " ".join(" ".join(query.split()).split(" ")[:6])[:70]
+                    if wait_type == "Lock":
+                        self.lock_waits += 1
+                        self.researcher_lock_waits += "researchers_researcher" in query
+                        words = f"(lock wait) {words}"
+                    self.statements[words] = self.statements.get(words, 0) + 1
+                self._stopping.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join()
+
+    def top(self, count: int = 8) -> list[tuple[str, float]]:
+        total = self.active or 1
+        ranked = sorted(self.statements.items(), key=lambda item: -item[1])[:count]
+        return [(label, round(100 * samples / total, 1)) for label, samples in ranked]
+
+    @property
+    def backend_cpu_seconds(self) -> float:
+        return round(sum(self.backend_ticks.values()) / os.sysconf("SC_CLK_TCK"), 1)
+
+
+@dataclass
+class SyncFigures:
+    seconds: float
+    works_per_second: float
+    cpu_seconds: float
+    database_cpu_seconds: float
+    other_work_share: float
+    fingerprint: dict[str, object]
+
+
+@dataclass
+class WorkerFigures:
+    processes: int
+    seconds: float
+    works_per_second: float
+    share_of_sync: float
+    run_seconds: float  # until the run was marked succeeded (its last chunk committed)
+    complete_after_run_seconds: float  # the follow-up drain and the edge drain's tail
+    follow_up_drain_seconds: list[float]
+    chunks: int
+    first_chunk_seconds: float
+    last_chunk_seconds: float
+    last_over_first_chunk: float
+    lock_wait_share: float
+    researcher_lock_wait_share: float
+    top_statements: list[tuple[str, float]]
+    worker_cpu_seconds: float
+    database_cpu_seconds: float
+    other_work_share: float
+    fingerprint_equals_sync: bool
+    fingerprint_differences: dict[str, tuple[object, object]] = field(default_factory=dict)
+
+
+def _task_seconds(log: str, task: str) -> list[float]:
+    return [
+        float(seconds)
+        for seconds in re.findall(rf"Task {re.escape(task)}\[[^\]]+\] succeeded in ([\d.]+)s", log)
+    ]
+
+
+def sync_measure(
+    *, corpus: Corpus, env: dict[str, str], connection: psycopg.Connection, work_dir: Path
+) -> SyncFigures:
+    application_name = f"bench-sync-{os.getpid()}"
+    sampler = WorkerSampler(env["DATABASE_URL"], application_name=application_name)
+    sampler.start()
+    machine = MachineCpu().start()
+    started = time.perf_counter()
+    with (work_dir / "worker-bench-sync.log").open("wb") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "manage.py",
+                "import_openalex",
+                corpus.path,
+                "--sync",
+                "--no-progress",
+            ],
+            env={**env, "PGAPPNAME": application_name},
+            cwd=REPO_ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    machine.stop()
+    sampler.stop()
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"the --sync import failed; see {work_dir / 'worker-bench-sync.log'}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return SyncFigures(
+        seconds=round(seconds, 1),
+        works_per_second=round(corpus.works / seconds),
+        cpu_seconds=round(cpu, 1),
+        database_cpu_seconds=sampler.backend_cpu_seconds,
+        other_work_share=other_work_share(
+            busy_seconds=machine.busy_seconds,
+            own_seconds=cpu + sampler.backend_cpu_seconds,
+            wall_seconds=seconds,
+        ),
+        fingerprint=fingerprint(connection),
+    )
+
+
+def _worker_cpu_seconds(pids: Sequence[int]) -> float:
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _tree(pid: int) -> list[int]:
+    pids = [pid]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if parent == pid:
+                pids.append(int(entry))
+    return pids
+
+
+def workers_measure(
+    *,
+    processes: int,
+    corpus: Corpus,
+    env: dict[str, str],
+    connection: psycopg.Connection,
+    work_dir: Path,
+    sync: SyncFigures,
+) -> WorkerFigures:
+    application_name = f"bench-workers-{processes}-{os.getpid()}"
+    worker_env = {**env, "PGAPPNAME": application_name}
+    queue = env["CELERY_DEFAULT_QUEUE"]
+    log_path = work_dir / f"worker-bench-{processes}.log"
+    log_path.unlink(missing_ok=True)
+    with log_path.open("wb") as log:
+        worker = subprocess.Popen(
+            [
+                str(CELERY),
+                "-A",
+                "bzpeer",
+                "worker",
+                "-Q",
+                f"{queue},{queue}-imports,{queue}-graph",
+                "--concurrency",
+                str(processes),
+                "--prefetch-multiplier",
+                "1",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel",
+                "info",
+                "-n",
+                f"bench-{processes}@%h",
+            ],
+            env=worker_env,
+            cwd=REPO_ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while "ready." not in log_path.read_text(errors="replace"):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the worker did not start; see {log_path}")
+            time.sleep(0.2)
+        pool = _tree(worker.pid)
+        cpu_before = _worker_cpu_seconds(pool)
+        sampler = WorkerSampler(env["DATABASE_URL"], application_name=application_name)
+        sampler.start()
+        machine = MachineCpu().start()
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "manage.py", "import_openalex", corpus.path, "--no-progress"],
+            env=env,
+            cwd=REPO_ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        run_seconds = time.perf_counter() - started
+        while not complete(connection):
+            time.sleep(0.2)
+        seconds = time.perf_counter() - started
+        machine.stop()
+        sampler.stop()
+        worker_cpu = _worker_cpu_seconds(pool) - cpu_before
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=120)
+    log = log_path.read_text(errors="replace")
+    chunks = _task_seconds(log, "imports.tasks.import_chunk")
+    taken = fingerprint(connection)
+    differences = {
+        name: (sync.fingerprint[name], value)
+        for name, value in taken.items()
+        if sync.fingerprint.get(name) != value
+    }
+    works_per_second = corpus.works / seconds
+    return WorkerFigures(
+        processes=processes,
+        seconds=round(seconds, 1),
+        works_per_second=round(works_per_second),
+        share_of_sync=round(works_per_second / sync.works_per_second, 3),
+        run_seconds=round(run_seconds, 1),
+        complete_after_run_seconds=round(seconds - run_seconds, 1),
+        follow_up_drain_seconds=_task_seconds(log, "imports.tasks.researchers_follow_up_drain"),
+        chunks=len(chunks),
+        first_chunk_seconds=chunks[0] if chunks else 0.0,
+        last_chunk_seconds=chunks[-1] if chunks else 0.0,
+        last_over_first_chunk=round(chunks[-1] / chunks[0], 2) if chunks else 0.0,
+        lock_wait_share=round(sampler.lock_waits / (sampler.active or 1), 3),
+        researcher_lock_wait_share=round(sampler.researcher_lock_waits / (sampler.active or 1), 3),
+        top_statements=sampler.top(),
+        worker_cpu_seconds=round(worker_cpu, 1),
+        database_cpu_seconds=sampler.backend_cpu_seconds,
+        other_work_share=other_work_share(
+            busy_seconds=machine.busy_seconds,
+            own_seconds=worker_cpu + sampler.backend_cpu_seconds,
+            wall_seconds=seconds,
+        ),
+        fingerprint_equals_sync=not differences,
+        fingerprint_differences=differences,
+    )
+
+
+def empty(connection: psycopg.Connection) -> None:
+    truncate(connection, (*DATA_TABLES, *BOOKKEEPING_TABLES, *DERIVED))
+
+
+def report_print(report: dict) -> None:
+    sync, copy = report["sync"], report["raw_copy"]
+    say()
+    say(f"worker import benchmark, revision {report['revision']}, {report['measured_at']}")
+    machine = report["machine"]
+    say(f"machine: {machine}")
+    corpus = report["corpus"]
+    say(
+        f"corpus: {corpus['works']:,} works, {corpus['authorships']:,} authorships, "
+        f"{corpus['distinct_authors']:,} authors; chunks of {report['chunk_lines']:,} lines, "
+        f"batches of {report['batch_size']}"
+    )
+    say()
+    say(f"{'path':<28}{'time to complete':>18}{'works/s':>10}{'of --sync':>11}")
+    say(f"{'raw COPY (yardstick)':<28}{copy['seconds']:>16.1f} s{copy['works_per_second']:>10,}")
+    say(f"{'--sync':<28}{sync['seconds']:>16.1f} s{sync['works_per_second']:>10,}{1:>11.2f}")
+    one = None
+    for figures in report["workers"]:
+        label = f"worker, {figures['processes']} process(es)"
+        say(
+            f"{label:<28}{figures['seconds']:>16.1f} s{figures['works_per_second']:>10,}"
+            f"{figures['share_of_sync']:>11.2f}"
+        )
+        one = one or figures
+    say()
+    for figures in report["workers"]:
+        say(
+            f"{figures['processes']} process(es): run done at {figures['run_seconds']} s, "
+            f"complete {figures['complete_after_run_seconds']} s later (follow-up drain "
+            f"{figures['follow_up_drain_seconds']} s); chunks {figures['chunks']}, first "
+            f"{figures['first_chunk_seconds']:.1f} s, last {figures['last_chunk_seconds']:.1f} s "
+            f"(x{figures['last_over_first_chunk']}); lock waits {figures['lock_wait_share']:.1%} "
+            f"of active samples ({figures['researcher_lock_wait_share']:.1%} on researcher rows); "
+            f"CPU worker {figures['worker_cpu_seconds']} s, database "
+            f"{figures['database_cpu_seconds']} s; other work {figures['other_work_share']:.0%}; "
+            f"tables equal --sync: {figures['fingerprint_equals_sync']}"
+            + (
+                f" {figures['fingerprint_differences']}"
+                if figures["fingerprint_differences"]
+                else ""
+            )
+        )
+        say(
+            "    busiest statements: "
+            + "; ".join(f"{s} {p}%" for s, p in figures["top_statements"])
+        )
+        if one and figures["processes"] == 2:
+            say(
+                f"    two processes over one: x{figures['works_per_second'] / one['works_per_second']:.2f}"
+                f" (target x{TARGET_TWO_OVER_ONE})"
+            )
+    for note in report["notes"]:
+        say(f"note: {note}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], prog="python -m tests.bench.worker_import_bench"
+    )
+    parser.add_argument("--works", type=int, default=200_000)
+    parser.add_argument("--authors", type=int, help="author ids drawn from (default works / 2)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--processes", default="1,2,4", help="worker process counts (1,2,4)")
+    parser.add_argument("--chunk-lines", type=int, default=10_000, help="lines per chunk")
+    parser.add_argument("--database", default="bzpeer_bench_workers")
+    parser.add_argument("--redis-db", type=int, default=12)
+    options = parser.parse_args(argv)
+    authors = options.authors or max(1, options.works // 2)
+
+    work_dir = DATA_DIR / options.database
+    work_dir.mkdir(parents=True, exist_ok=True)
+    url = bench_database_url(options.database)
+    redis = urlsplit(os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DEBUG": "false",
+        "REDIS_URL": redis._replace(path=f"/{options.redis_db}").geturl(),
+        "CELERY_DEFAULT_QUEUE": f"bzpeer-{options.database}",
+        "IMPORT_CHUNK_LINES": str(options.chunk_lines),
+    }
+    for name in ("CELERY_BROKER_URL", "CELERY_IMPORTS_QUEUE", "CELERY_GRAPH_QUEUE", "PGAPPNAME"):
+        env.pop(name, None)
+    env.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
+    ensure_database(url)
+    say(f"migrating {options.database} ...")
+    manage(["migrate", "--noinput"], env=env, log=work_dir / "migrate.log")
+    subprocess.run(
+        ["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], check=False, capture_output=True
+    )
+    corpus = corpus_prepare(
+        works=options.works, authors=authors, seed=options.seed, files=1, gzipped=False
+    )
+    others_before = other_imports_running()
+    notes: list[str] = []
+    with psycopg.connect(url, autocommit=True) as connection:
+        machine = machine_describe(connection)
+        empty(connection)
+        say(f"--sync import of {corpus.works:,} works, until complete ...")
+        sync = sync_measure(corpus=corpus, env=env, connection=connection, work_dir=work_dir)
+        say(f"  {sync.seconds} s")
+        rows = table_counts(connection)
+        say("raw COPY of the same rows ...")
+        raw_copy = copy_measure(
+            corpus=corpus, connection=connection, rows=sum(rows.values()), work_dir=work_dir
+        )
+        say(f"  {raw_copy.seconds} s")
+        workers = []
+        for processes in (int(p) for p in options.processes.split(",")):
+            empty(connection)
+            say(f"worker with {processes} process(es), until complete ...")
+            figures = workers_measure(
+                processes=processes,
+                corpus=corpus,
+                env=env,
+                connection=connection,
+                work_dir=work_dir,
+                sync=sync,
+            )
+            say(f"  {figures.seconds} s")
+            workers.append(figures)
+    others = sorted(set(others_before) | set(other_imports_running()))
+    if others:
+        notes.append("other imports or benchmarks ran meanwhile: " + "; ".join(others))
+    busy = [f for f in workers if f.other_work_share >= 0.1]
+    if sync.other_work_share >= 0.1 or busy:
+        notes.append("other processes used 10% or more of the CPUs during a phase: figures are low")
+    report = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "revision": git_revision(),
+        "machine": machine,
+        "load_average_at_end": os.getloadavg(),
+        "corpus": asdict(corpus),
+        "chunk_lines": options.chunk_lines,
+        "batch_size": int(env.get("IMPORT_BATCH_SIZE", "2000")),
+        "sync": asdict(sync),
+        "raw_copy": asdict(raw_copy),
+        "workers": [asdict(f) for f in workers],
+        "targets": {
+            "share_of_sync": TARGET_SHARE_OF_SYNC,
+            "two_over_one": TARGET_TWO_OVER_ONE,
+            "lock_wait_share": TARGET_LOCK_SHARE,
+            "last_over_first_chunk": TARGET_LAST_OVER_FIRST_CHUNK,
+        },
+        "notes": notes,
+    }
+    report_print(report)
+    (work_dir / "worker-import-report.json").write_text(
+        json.dumps(report, indent=2, default=str) + "\n"
+    )
+    say(f"\nwritten to {(work_dir / 'worker-import-report.json').relative_to(REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

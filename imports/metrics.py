@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Min, Sum
+from django.utils import timezone
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from publications.models import ImportRun
+
+from .models import PendingFollowUp
 
 _OUTCOMES = ("created", "updated", "unchanged", "failed")
 
@@ -47,3 +50,19 @@ class ImportThroughputCollector(Collector):
         for status in ImportRun.Status.values:
             runs.add_metric([status], by_status.get(status, 0))
         yield runs
+        # How far the researchers' metrics and trust lag the imported works: batches whose
+        # follow-up waits for the drain, and the age of the oldest (0 when none waits).
+        backlog = PendingFollowUp.objects.aggregate(batches=Count("id"), oldest=Min("created_at"))
+        pending = GaugeMetricFamily(
+            "bzpeer_import_follow_up_pending_batches",
+            "Committed import batches whose researchers wait for the follow-up drain.",
+        )
+        pending.add_metric([], backlog["batches"])
+        yield pending
+        age = GaugeMetricFamily(
+            "bzpeer_import_follow_up_oldest_seconds",
+            "Age of the oldest batch waiting for the follow-up drain (0 when none waits).",
+        )
+        oldest = backlog["oldest"]
+        age.add_metric([], (timezone.now() - oldest).total_seconds() if oldest else 0.0)
+        yield age

@@ -95,6 +95,28 @@ def test_import_and_email_throughput_come_from_the_database(client, metrics_on):
     )
 
 
+def test_the_follow_up_backlog_says_how_far_researchers_metrics_lag(client, metrics_on):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from imports.models import PendingFollowUp
+
+    assert "bzpeer_import_follow_up_pending_batches 0.0" in _scrape(client)
+    assert "bzpeer_import_follow_up_oldest_seconds 0.0" in _scrape(client)
+    PendingFollowUp.objects.create(researcher_ids=[1, 2])
+    PendingFollowUp.objects.create(researcher_ids=[3])
+    PendingFollowUp.objects.filter(researcher_ids=[1, 2]).update(
+        created_at=timezone.now() - timedelta(minutes=5)
+    )
+
+    text = _scrape(client)
+
+    assert "bzpeer_import_follow_up_pending_batches 2.0" in text
+    age = float(text.split("bzpeer_import_follow_up_oldest_seconds ")[1].split()[0])
+    assert 300 <= age < 360
+
+
 def test_a_scrape_is_never_cached(client, metrics_on):
     response = client.get(reverse("metrics"), headers={"authorization": f"Bearer {TOKEN}"})
     assert "no-cache" in response["Cache-Control"]

@@ -113,7 +113,11 @@ def test_the_follow_up_backlog_says_how_far_researchers_metrics_lag(client, metr
     text = _scrape(client)
 
     assert "bzpeer_import_follow_up_pending_batches 2.0" in text
-    age = float(text.split("bzpeer_import_follow_up_oldest_seconds ")[1].split()[0])
+    (age,) = (
+        float(line.split()[1])
+        for line in text.splitlines()
+        if line.startswith("bzpeer_import_follow_up_oldest_seconds ")
+    )
     assert 300 <= age < 360
 
 

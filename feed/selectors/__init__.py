@@ -1,8 +1,8 @@
 """Reads of the feed app.
 
 - feed:    the feed page, its new-items count, the user's follows, the Atom feeds' works
-- digests: the window of a user's feed a digest lists (the feed's statement cut in time), the
-           works' columns for many windows at once, the digest's default choice, the
+- digests: the windows of a chunk of users' feeds their digests list (one statement per
+           chunk), what a digest shows of each work, the digest's default choice, the
            deliveries still to send
 """
 
@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from .digests import (
     DEFAULT_DELIVERY_SQL,
-    FeedWindow,
-    WindowEntry,
+    DigestEntry,
+    DigestWindowRequest,
+    DigestWindows,
+    DigestWork,
     digest_default_delivery,
     digest_deliveries_pending,
-    feed_window,
-    feed_window_items,
-    feed_works_listed,
+    digest_windows,
+    digest_works_listed,
 )
 from .feed import (
     _NEW_COUNT_SQL,
     _PAGE_SQL,
     _TOP,
-    _WINDOW_SQL,
     ATOM_ITEMS,
     NEW_COUNT_CAP,
     PAGE_SIZE,
@@ -49,22 +49,22 @@ __all__ = [
     "_NEW_COUNT_SQL",
     "_PAGE_SQL",
     "_TOP",
-    "_WINDOW_SQL",
     "DEFAULT_DELIVERY_SQL",
+    "DigestEntry",
+    "DigestWindowRequest",
+    "DigestWindows",
+    "DigestWork",
     "FeedItem",
     "FeedPage",
-    "FeedWindow",
     "InvalidCursor",
-    "WindowEntry",
     "cursor_decode",
     "cursor_encode",
     "digest_default_delivery",
     "digest_deliveries_pending",
+    "digest_windows",
+    "digest_works_listed",
     "feed_new_count",
     "feed_page",
-    "feed_window",
-    "feed_window_items",
-    "feed_works_listed",
     "institution_follows_of",
     "institution_is_followed_by",
     "new_count_label",

@@ -129,21 +129,6 @@ watermark AS MATERIALIZED (
     ) AS read_through
 )"""
 
-# The digest's filter on an authorship or work topic (alias a or wt): arrived after the previous
-# digest, and published in the last DIGEST_PUBLISHED_WITHIN_DAYS (a work known only by its year
-# counts as published on 31 December of it; one with neither is not announced), so a bulk
-# backfill of old papers, which arrive today, announces nothing. Checked per arrival in the
-# window (one work row by primary key each), so its cost is bounded by the window's arrivals.
-_IN_WINDOW = """
-          AND {alias}.work_created_at > %(after_at)s
-          AND EXISTS (
-              SELECT 1 FROM publications_work pw
-              WHERE pw.id = {alias}.work_id
-                AND coalesce(pw.publication_date,
-                             make_date(greatest(pw.publication_year, 1), 12, 31))
-                    >= %(published_since)s)"""
-
-
 # The columns of a listed work (FeedItem's fields from pk to listed_topics), for the aliases w
 # (publications_work) and s (its source).
 _WORK_COLUMNS = f"""w.id, w.title, w.type, w.publication_year, w.publication_date,
@@ -180,23 +165,9 @@ _BECAUSE_COLUMNS = """       -- Why: the byline's and the topics' unmuted follow
                              AND NOT f.muted)))"""
 
 
-def _page_sql(*, window: bool) -> str:
-    """The page statement; with `window`, only works that arrived after %(after_at)s and were
-    published on or after %(published_since)s count (the digest), and the rows are the works'
-    arrivals, ids and "because" only: a digest run reads the works' own columns once for all
-    the users of a chunk (feed_works_listed), since the same works are in many digests. The
-    same filter at every step keeps the floor of step 2 sound: it is the page-th newest of the
-    works that count."""
-    in_window_a = _IN_WINDOW.format(alias="a") if window else ""
-    in_window_wt = _IN_WINDOW.format(alias="wt") if window else ""
-    final = (
-        f"""SELECT p.work_created_at, p.work_id,
-{_BECAUSE_COLUMNS.format(work_id="p.work_id")}
-FROM page p
-ORDER BY p.work_created_at DESC, p.work_id DESC
-"""
-        if window
-        else f"""SELECT p.work_created_at, {_WORK_COLUMNS},
+def _page_sql() -> str:
+    """The page statement: steps 1 to 3, then the page's works with their "because"."""
+    final = f"""SELECT p.work_created_at, {_WORK_COLUMNS},
 {_BECAUSE_COLUMNS.format(work_id="w.id")},
        (SELECT read_through FROM watermark)
 FROM page p
@@ -204,7 +175,6 @@ JOIN publications_work w ON w.id = p.work_id
 LEFT JOIN publications_source s ON s.id = w.source_id
 ORDER BY p.work_created_at DESC, p.work_id DESC
 """
-    )
     return f"""
 WITH {_FOLLOWED},
 -- Step 1: each followed record's newest arrival below the cursor (one index probe each).
@@ -213,7 +183,7 @@ newest AS MATERIALIZED (
     FROM followed_researchers f CROSS JOIN LATERAL (
         SELECT a.work_created_at, a.work_id FROM publications_authorship a
         WHERE a.researcher_id = f.id
-          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s){in_window_a}
+          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s)
         ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT 1
     ) m
     UNION ALL
@@ -221,7 +191,7 @@ newest AS MATERIALIZED (
     FROM followed_topics f CROSS JOIN LATERAL (
         SELECT wt.work_created_at, wt.work_id FROM publications_worktopic wt
         WHERE wt.topic_id = f.id
-          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s){in_window_wt}
+          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s)
         ORDER BY wt.work_created_at DESC, wt.work_id DESC LIMIT 1
     ) m
 ),
@@ -243,7 +213,7 @@ candidates AS (
         -- DISTINCT: one researcher can hold two places on a byline.
         SELECT DISTINCT a.work_created_at, a.work_id FROM publications_authorship a
         WHERE a.researcher_id = n.id
-          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s){in_window_a}
+          AND (a.work_created_at, a.work_id) < (%(before_at)s, %(before_id)s)
           AND (a.work_created_at, a.work_id) >= (b.at, b.id)
         ORDER BY a.work_created_at DESC, a.work_id DESC LIMIT %(limit)s
     ) c
@@ -253,7 +223,7 @@ candidates AS (
     FROM newest n CROSS JOIN bound b CROSS JOIN LATERAL (
         SELECT wt.work_created_at, wt.work_id FROM publications_worktopic wt
         WHERE wt.topic_id = n.id
-          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s){in_window_wt}
+          AND (wt.work_created_at, wt.work_id) < (%(before_at)s, %(before_id)s)
           AND (wt.work_created_at, wt.work_id) >= (b.at, b.id)
         ORDER BY wt.work_created_at DESC, wt.work_id DESC LIMIT %(limit)s
     ) c
@@ -266,8 +236,7 @@ page AS MATERIALIZED (
 {final}"""
 
 
-_PAGE_SQL = _page_sql(window=False)
-_WINDOW_SQL = _page_sql(window=True)
+_PAGE_SQL = _page_sql()
 
 _NEW_COUNT_SQL = f"""
 WITH {_FOLLOWED},

@@ -1,29 +1,50 @@
 """The digest email: subject, text and HTML from Jinja2 templates (templates/jinja2/feed/email/),
-with notifications' List-Id and one-click unsubscribe headers (category DIGEST).
+with notifications' List-Id and one-click unsubscribe headers and footers (category DIGEST).
 
-Jinja2 rather than Django's templates: a weekly run renders one email per user, 200,000 of them
-on the issue's benchmark, and Django's template language costs several times more per render.
+A digest run builds one email per user, 200,000 of them on the issue's benchmark, from a few
+thousand works: what the email shows of each work (its lines of text and of HTML) is rendered
+once per chunk of users (DigestListing), and so is each distinct "because you follow ..."; a
+user's email joins those lines inside the digest templates. Jinja2 rather than Django's
+templates: Django's template language costs several times more per render.
+
+The message is notifications.services.emails.optional_email_build's (the same headers, footers
+and parts; tests/feed/test_digest_email.py holds the two side by side), assembled with its
+footers rendered once per chunk, and it serializes itself without the email package's generator
+(DigestEmail.message): for a digest that generator, folding headers and writing the bodies line
+by line, cost more than everything else the email needs.
 """
 
 from __future__ import annotations
 
+import email.message
+import re
+import secrets
 from collections.abc import Mapping
+from email.header import Header
+from email.utils import formatdate, make_msgid
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
+from django.core.mail.message import RFC5322_EMAIL_LINE_LENGTH_LIMIT, sanitize_address
+from django.core.mail.utils import DNS_NAME
 from django.template import engines
+from django.template.loader import render_to_string
 from django.urls import reverse
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from bzpeer.users.models import User
-from feed.selectors import FeedItem, FeedWindow, feed_window_items
-from notifications.kinds import NotificationCategory
-from notifications.services.emails import absolute_url, optional_email_build
+from feed.selectors import DigestEntry, DigestWindows, DigestWork
+from notifications.kinds import NotificationCategory, category_label
+from notifications.services.emails import absolute_url, list_id, unsubscribe_url
 
 _TEMPLATES = ("feed/email/digest_subject.txt", "feed/email/digest.txt", "feed/email/digest.html")
-# One work's lines, rendered once per chunk of users and reused in each digest that lists it.
-_WORK_TEMPLATES = ("feed/email/_work.txt", "feed/email/_work.html")
+# One work's item, rendered once per chunk of users around a marker where each user's "because"
+# line goes, and the "because" lines, rendered once per distinct set of names in the chunk.
+_ITEM_TEMPLATES = ("feed/email/_item.txt", "feed/email/_item.html")
+_BECAUSE_TEMPLATES = ("feed/email/_because.txt", "feed/email/_because.html")
+_BECAUSE_MARKER = "\x00because\x00"
 
 
 @cache
@@ -33,9 +54,15 @@ def _templates() -> tuple[Any, ...]:
 
 
 @cache
-def _work_templates() -> tuple[Any, ...]:
+def _item_templates() -> tuple[Any, ...]:
     engine = engines["jinja2"]
-    return tuple(engine.get_template(name) for name in _WORK_TEMPLATES)
+    return tuple(engine.get_template(name) for name in _ITEM_TEMPLATES)
+
+
+@cache
+def _because_templates() -> tuple[Any, ...]:
+    engine = engines["jinja2"]
+    return tuple(engine.get_template(name) for name in _BECAUSE_TEMPLATES)
 
 
 def _names(names: list[str]) -> str:
@@ -58,72 +85,282 @@ def _work_path_parts() -> tuple[str, str]:
 
 
 class DigestListing:
-    """What the email shows of each work (its lines of text and of HTML), rendered once per
-    chunk of users: a week's works recur across many digests, and rendering them was most of a
-    digest's Python time. Only "because" is each user's own."""
+    """The items of the emails of one chunk of users. Each work's item (text and HTML) is
+    rendered once, in two halves around where the "because" line goes, and each distinct
+    "because" line once: a week's works recur across many digests, and so do the few
+    researchers most people follow. A user's items are these pieces joined."""
+
+    def __init__(self, *, windows: DigestWindows, works: Mapping[int, DigestWork]) -> None:
+        self._windows = windows
+        self._works = works
+        # work id -> (text head, text tail, HTML head, HTML tail); None: the work is gone.
+        self._items: dict[int, tuple[str, str, str, str] | None] = {}
+        self._because: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[str, str]] = {}
+
+    def items(self, entries: list[DigestEntry]) -> tuple[int, str, Markup]:
+        """How many of the entries are listed (a work deleted since the window was read is
+        left out), and their items as text and as HTML, in order."""
+        text: list[str] = []
+        html: list[str] = []
+        for entry in entries:
+            if entry.work_id not in self._items:
+                work = self._works.get(entry.work_id)
+                self._items[entry.work_id] = _item_halves(work) if work else None
+            item = self._items[entry.work_id]
+            if item is None:
+                continue
+            because_text, because_html = self._because_lines(entry)
+            text_head, text_tail, html_head, html_tail = item
+            text += (text_head, because_text, text_tail)
+            html += (html_head, because_html, html_tail)
+        # The pieces come from autoescaping templates (the HTML ones escaped there).
+        return len(text) // 3, "".join(text), Markup("".join(html))  # noqa: S704
+
+    def _because_lines(self, entry: DigestEntry) -> tuple[str, str]:
+        key = (entry.because_researcher_ids, entry.because_topic_ids)
+        lines = self._because.get(key)
+        if lines is None:
+            # Researchers first, each kind by name then id, as on the feed page.
+            # A set: the ids come once per authorship (a researcher twice on a byline twice).
+            researchers = sorted(
+                (self._windows.researchers[pk][1], pk)
+                for pk in set(entry.because_researcher_ids)
+                if pk in self._windows.researchers
+            )
+            topics = sorted(
+                (self._windows.topics[pk], pk)
+                for pk in set(entry.because_topic_ids)
+                if pk in self._windows.topics
+            )
+            names = [name for name, _pk in researchers] + [name for name, _pk in topics]
+            if names:
+                context = {"because": _names(names)}
+                text, html = (template.render(context) for template in _because_templates())
+                lines = (text, html)
+            else:
+                lines = ("", "")
+            self._because[key] = lines
+        return lines
+
+
+def _item_halves(work: DigestWork) -> tuple[str, str, str, str]:
+    head, tail = _work_path_parts()
+    context = {
+        "title": work.title,
+        "url": absolute_url(f"{head}{work.pk}{tail}"),
+        "byline": work.byline,
+        "venue": work.venue,
+        "published": work.published,
+        "because_line": Markup(_BECAUSE_MARKER),  # noqa: S704
+    }
+    text, html = (template.render(context) for template in _item_templates())
+    text_head, text_tail = text.split(_BECAUSE_MARKER)
+    html_head, html_tail = html.split(_BECAUSE_MARKER)
+    return text_head, text_tail, html_head, html_tail
+
+
+# Stands for the user's unsubscribe URL in the footers rendered once per chunk (it survives HTML
+# escaping unchanged).
+_UNSUBSCRIBE_PLACEHOLDER = "bzpeer-unsubscribe-url-of-the-recipient"
+_CATEGORY = NotificationCategory.DIGEST
+# Header(...).encode() folds nothing shorter than its 76-character lines less the name.
+_SHORT_HEADER = 60
+_PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*")
+# A line this long in characters may be longer than RFC 5322's limit in UTF-8 (4 bytes a
+# character at most); a shorter one cannot.
+_MAYBE_LONG_LINE = RFC5322_EMAIL_LINE_LENGTH_LIMIT // 4
+
+
+class DigestFooters:
+    """notifications' unsubscribe footers (templates/notifications/email/_unsubscribe.*) of the
+    digest, rendered once; each email puts its own unsubscribe URL in."""
 
     def __init__(self) -> None:
-        self._by_work: dict[int, dict[str, Any]] = {}
+        context = {
+            "unsubscribe_url": _UNSUBSCRIBE_PLACEHOLDER,
+            "category_label": category_label(_CATEGORY),
+            "preferences_url": absolute_url(reverse("notifications:preferences")),
+        }
+        self.text = render_to_string("notifications/email/_unsubscribe.txt", context)
+        self.html = render_to_string("notifications/email/_unsubscribe.html", context)
 
-    def item(self, item: FeedItem) -> dict[str, Any]:
-        shown = self._by_work.get(item.pk)
-        if shown is None:
-            shown = self._by_work[item.pk] = _rendered(item)
-        because = [name for _kind, _key, name in item.reasons]
-        return {**shown, "because": _names(because) if because else ""}
+    def bodies(self, *, text_body: str, html_body: str, url: str) -> tuple[str, str]:
+        """The bodies with the footers, as optional_email_build assembles them."""
+        text_footer = self.text.replace(_UNSUBSCRIBE_PLACEHOLDER, url)
+        html_footer = self.html.replace(_UNSUBSCRIBE_PLACEHOLDER, str(escape(url)))
+        text = f"{text_body.rstrip()}\n\n{text_footer}"
+        closing = html_body.lower().rfind("</body>")
+        if closing == -1:
+            return text, f"{html_body}{html_footer}"
+        return text, f"{html_body[:closing]}{html_footer}{html_body[closing:]}"
 
 
-def _rendered(item: FeedItem) -> dict[str, Any]:
-    lines = _listed(item)
-    text, html = (template.render(lines) for template in _work_templates())
-    # The HTML lines come escaped from an autoescaping template: mark them safe for the digest.
-    return {"url": lines["url"], "text": text.rstrip("\n"), "html": Markup(html.rstrip("\n"))}  # noqa: S704
+class _SerializedMessage(email.message.Message):
+    """A MIME message whose bytes are already written: what mail backends ask of a message
+    (as_bytes, as_string, the headers) without the email package's generator."""
+
+    def __init__(self, headers: list[tuple[str, str]], serialized: str) -> None:
+        super().__init__()
+        for name, value in headers:
+            self[name] = value
+        self._serialized = serialized  # "\n" line endings
+
+    def as_string(self, unixfrom: bool = False, maxheaderlen: int = 0, policy: Any = None,
+                  linesep: str = "\n") -> str:  # fmt: skip
+        return self._serialized if linesep == "\n" else self._serialized.replace("\n", linesep)
+
+    def as_bytes(self, unixfrom: bool = False, policy: Any = None, linesep: str = "\n") -> bytes:
+        return self.as_string(linesep=linesep).encode("utf-8", errors="surrogateescape")
+
+    def __str__(self) -> str:
+        return self.as_string()
+
+    def __bytes__(self) -> bytes:
+        return self.as_bytes()
 
 
-def _listed(item: FeedItem) -> dict[str, Any]:
-    authors = [author["name"] or author["raw_name"] for author in item.listed_authors]
-    byline = ", ".join(name for name in authors if name)
-    if item.authors_count > len(authors):
-        byline = f"{byline} et al." if byline else "et al."
-    published = item.publication_date or item.publication_year
-    head, tail = _work_path_parts()
-    return {
-        "title": item.title,
-        "url": absolute_url(f"{head}{item.pk}{tail}"),
-        "byline": byline,
-        "venue": item.source_short_name or "",
-        "published": str(published) if published else "",
-    }
+class DigestEmail(EmailMultiAlternatives):
+    """A digest: a text body and one HTML alternative, ASCII header names and values but the
+    subject's and recipient's (encoded as Django encodes them). message() writes what Django's
+    message() and the email package's generator would: multipart/alternative, both parts in
+    UTF-8, 7bit or 8bit. A body with a line too long for 8bit (RFC 5322's 998 octets), or any other
+    shape, goes through Django's own message()."""
+
+    def message(self) -> email.message.Message:
+        if self.attachments or self.cc or self.reply_to or len(self.alternatives) != 1:
+            return super().message()
+        html, mimetype = self.alternatives[0]
+        body, subject = self.body, self.subject
+        if (
+            mimetype != "text/html"
+            or not isinstance(html, str)
+            or not isinstance(body, str)
+            or not isinstance(subject, str)
+            or _has_long_lines(body)
+            or _has_long_lines(html)
+        ):
+            return super().message()
+        headers = [
+            ("Subject", _subject_header(subject)),
+            ("From", self.extra_headers.get("From", self.from_email)),
+            ("To", ", ".join(_address_header(address) for address in self.to)),
+            ("Date", formatdate(localtime=settings.EMAIL_USE_LOCALTIME)),
+            ("Message-ID", make_msgid(domain=DNS_NAME)),
+            *(
+                (name, value)
+                for name, value in self.extra_headers.items()
+                if name.lower() not in {"from", "to", "cc", "reply-to", "date", "message-id"}
+            ),
+        ]
+        if any(not value.isascii() or "\n" in value or "\r" in value for _, value in headers):
+            return super().message()
+        # As the generator's boundaries, but random enough never to occur in a body.
+        boundary = f"==============={secrets.token_hex(12)}=="
+        serialized = "".join(
+            [
+                f'Content-Type: multipart/alternative;\n boundary="{boundary}"\n',
+                "MIME-Version: 1.0\n",
+                *(f"{name}: {value}\n" for name, value in headers),
+                f"\n--{boundary}\n",
+                _part("plain", body),
+                f"\n--{boundary}\n",
+                _part("html", html),
+                f"\n--{boundary}--\n",
+            ]
+        )
+        return _SerializedMessage(
+            [
+                ("Content-Type", f'multipart/alternative; boundary="{boundary}"'),
+                ("MIME-Version", "1.0"),
+                *headers,
+            ],
+            serialized,
+        )
+
+
+def _subject_header(subject: str) -> str:
+    """The Subject as Django writes it (Header(...).encode(), which leaves a short ASCII
+    subject as it is)."""
+    if subject.isascii() and len(subject) <= _SHORT_HEADER:
+        return subject
+    return Header(subject, None if subject.isascii() else "utf-8").encode()
+
+
+def _address_header(address: str) -> str:
+    """An address as Django writes it (sanitize_address, which leaves a plain ASCII address
+    as it is)."""
+    if _PLAIN_ADDRESS.fullmatch(address):
+        return address
+    return sanitize_address(address, "utf-8")
+
+
+def _part(subtype: str, body: str) -> str:
+    """A text part in UTF-8 as the email package writes it: 7bit when the body is ASCII."""
+    encoding = "7bit" if body.isascii() else "8bit"
+    return (
+        f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\n'
+        f"Content-Transfer-Encoding: {encoding}\n\n{_lines(body)}"
+    )
+
+
+def _lines(body: str) -> str:
+    """A body's lines as the generator writes them (only CR, LF and CRLF end a line), each
+    with one line ending, the last too."""
+    if "\r" in body:
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    return body if not body or body.endswith("\n") else f"{body}\n"
+
+
+def _has_long_lines(body: str) -> bool:
+    """Django's test for quoted-printable (a line longer than RFC 5322's limit in UTF-8),
+    encoding only the lines that could be that long."""
+    lines = body.splitlines()
+    if max(map(len, lines), default=0) <= _MAYBE_LONG_LINE:
+        return False
+    return any(
+        len(line.encode(errors="surrogateescape")) > RFC5322_EMAIL_LINE_LENGTH_LIMIT
+        for line in lines
+    )
 
 
 def digest_email_build(
     *,
     user: User,
     period: str,
-    window: FeedWindow,
-    works: Mapping[int, tuple[Any, ...]],
-    listing: DigestListing | None = None,
-) -> EmailMultiAlternatives | None:
-    """The user's digest of `window`, unsent; `works` are the works' columns
-    (feed.selectors.feed_works_listed). None when none of its works exists any more."""
-    items = feed_window_items(window, works)
-    if not items:
+    entries: list[DigestEntry],
+    total: int,
+    listing: DigestListing,
+    footers: DigestFooters,
+) -> DigestEmail | None:
+    """The user's digest of these entries (the newest of a window of `total` works), unsent.
+    None when none of its works exists any more."""
+    listed, items_text, items_html = listing.items(entries)
+    if not listed:
         return None
-    listing = listing or DigestListing()
     feed_url = absolute_url(_feed_path())
-    context = {
+    shared = {
         "display_name": user.display_name,
         "period": period,
-        "items": [listing.item(item) for item in items],
-        "total": window.total,
-        "more": window.total - len(items),
+        "total": total,
+        "more": total - listed,
         "feed_url": feed_url,
     }
-    subject, text, html = (template.render(context) for template in _templates())
-    return optional_email_build(
-        user=user,
-        category=NotificationCategory.DIGEST,
-        subject=subject,
-        text_body=text,
-        html_body=html,
+    subject_template, text_template, html_template = _templates()
+    subject = subject_template.render(shared)
+    text_body = text_template.render({**shared, "items": items_text})
+    html_body = html_template.render({**shared, "items": items_html})
+    url = unsubscribe_url(user=user, category=_CATEGORY)
+    text, html = footers.bodies(text_body=text_body, html_body=html_body, url=url)
+    message = DigestEmail(
+        # A header cannot hold a line break; names in subjects come from imported records.
+        subject=" ".join(subject.split()),
+        body=text,
+        to=[user.email],
+        headers={
+            "List-Id": list_id(_CATEGORY),
+            "List-Unsubscribe": f"<{url}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
     )
+    message.attach_alternative(html, "text/html")
+    return message

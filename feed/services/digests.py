@@ -11,9 +11,10 @@ A run (`manage.py send_digests`, or beat's hourly feed.tasks.digests_send) has t
    period, or two at once, plan nobody twice. It returns the ids of every delivery of the period
    still to send, including any that a run which died left behind.
 2. digest_deliveries_send, per chunk of those ids (a Celery task each, or inline with --sync):
-   claim the chunk's rows with a conditional UPDATE ... RETURNING, then per user read the window
-   through the feed's own selection (feed.selectors.feed_window), send, and mark the row
-   finished at once.
+   claim the chunk's rows with a conditional UPDATE ... RETURNING, read every window of the
+   chunk in one statement (feed.selectors.digest_windows: the feed's rules, set-based) and what
+   the emails show of their works once, then per user build, send, and mark the row finished
+   at once.
 
 Exactly once, and the trade-off. The claim is committed before anything is sent and the
 finished mark right after each send. Two live runs never both send a row: the claim is a
@@ -53,16 +54,16 @@ from bzpeer.users.models import User
 from feed.models import DigestDelivery, DigestPeriod
 from feed.selectors import (
     DEFAULT_DELIVERY_SQL,
-    FeedWindow,
+    DigestWindowRequest,
     digest_deliveries_pending,
-    feed_window,
-    feed_works_listed,
+    digest_windows,
+    digest_works_listed,
 )
 from notifications.kinds import NotificationCategory
 from notifications.models import NotificationPreference
 from notifications.services.emails import can_email
 
-from .digest_emails import DigestListing, digest_email_build
+from .digest_emails import DigestFooters, DigestListing, digest_email_build
 
 logger = logging.getLogger(__name__)
 
@@ -223,40 +224,54 @@ def _send_claimed(cursor: Any, delivery_ids: list[int]) -> DigestChunkOutcome:
     emailed = 0
     mail_connection = mail.get_connection()
     try:
-        # First each user's window (the feed's selection, one statement per user), then the
-        # works' columns once for the whole chunk: a week's works are in many users' digests.
-        windows: list[tuple[int, User, str, FeedWindow]] = []
+        # First every window of the chunk (one statement), then what the emails show of their
+        # works, once for the chunk: a week's works are in many users' digests.
+        requests: list[DigestWindowRequest] = []
+        periods: dict[int, tuple[User, str]] = {}
         for delivery_id, user_id, period, window_start, window_end in claimed:
             user = users.get(user_id)
             if user is None or not can_email(user) or chosen.get(user_id, period) != period:
                 empty.append(delivery_id)
                 continue
-            window = feed_window(
-                user,
-                arrived_after=window_start,
-                arrived_until=window_end,
-                published_since=(window_end - PUBLISHED_WITHIN).date(),
-                limit=DIGEST_ITEMS_SHOWN,
+            requests.append(
+                DigestWindowRequest(
+                    delivery_id=delivery_id,
+                    user_id=user_id,
+                    arrived_after=window_start,
+                    arrived_until=window_end,
+                    published_since=(window_end - PUBLISHED_WITHIN).date(),
+                )
             )
-            if window.entries:
-                windows.append((delivery_id, user, period, window))
-            else:
-                empty.append(delivery_id)
-        works = feed_works_listed(
-            entry.work_id for *_, window in windows for entry in window.entries
+            periods[delivery_id] = (user, period)
+        windows = digest_windows(requests, limit=DIGEST_ITEMS_SHOWN)
+        empty.extend(
+            request.delivery_id
+            for request in requests
+            if request.delivery_id not in windows.entries
         )
-        listing = DigestListing()
+        works = digest_works_listed(
+            entry.work_id for entries in windows.entries.values() for entry in entries
+        )
+        listing = DigestListing(windows=windows, works=works)
+        footers = DigestFooters()
         mail_connection.open()
-        for delivery_id, user, period, window in windows:
+        for delivery_id, entries in windows.entries.items():
+            user, period = periods[delivery_id]
+            total = windows.totals[delivery_id]
             message = digest_email_build(
-                user=user, period=period, window=window, works=works, listing=listing
+                user=user,
+                period=period,
+                entries=entries,
+                total=total,
+                listing=listing,
+                footers=footers,
             )
             if message is None:  # every work of the window was deleted meanwhile
                 empty.append(delivery_id)
                 continue
             message.connection = mail_connection
             message.send()
-            _finish(cursor, [delivery_id], emailed=True, works_count=window.total)
+            _finish(cursor, [delivery_id], emailed=True, works_count=total)
             unfinished.discard(delivery_id)
             emailed += 1
     except BaseException:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from graph.services import coauthor_bylines_before
 from graph.tasks import coauthor_edges_record_batch
+from publications.importers.writer import write_work_references
 from publications.models import ImportChunk, ImportIssue, ImportRun
 
 from ..parsing import ENTITY_HANDLERS, WRITE_ORDER, ParsedBatch, issue_text, parse_batch
@@ -179,6 +180,31 @@ def run_counts_add(run_id: int, *, read: int, totals: dict[str, int], chunk_fini
     )
 
 
+def _references_commit(batch: ParsedBatch) -> None:
+    """Insert the new sources, topics, institutions and researchers the batch's works name, in a
+    transaction of its own that commits at once (writer.write_work_references).
+
+    Two workers' batches often name the same new author. Inserted inside the batch, the row
+    stays uncommitted until the batch commits, and the other batch's insert of it waits that
+    long: with the metrics' row locks gone from the batches, this was what was left of the
+    workers' lock waits. Should the batch then fail, these rows stay, as rows any later batch
+    naming them would have made; a record the batch refused can leave a researcher without
+    works, whom the pages list with none.
+    """
+    prepared = batch.prepared.get("works")
+    if not prepared:
+        return
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            write_work_references(cursor.cursor, prepared)
+    except DATABASE_ERRORS as exc:
+        if _is_retryable(exc):
+            raise
+        # A reference the database refuses: the batch's own write meets it again and keeps the
+        # record that carries it as an ImportIssue (batch_write_isolating_refusals).
+        logger.info("references of a batch left to the batch itself: %s", exc)
+
+
 def import_batch_commit(
     *,
     chunk: ImportChunk,
@@ -201,6 +227,7 @@ def import_batch_commit(
         )
     for attempt in range(3):
         try:
+            _references_commit(parsed)
             with transaction.atomic():
                 advanced = ImportChunk.objects.filter(
                     id=chunk.id, next_line=chunk.next_line, done=False

@@ -15,17 +15,19 @@ removed duplicates of the same external id from the batch.
 
 from __future__ import annotations
 
+from .absorb import WorkMergeHook, work_merge_hook_register
 from .authors import resolve_name_only_authors
 from .institutions import upsert_institution_refs, write_institutions
 from .researchers import researcher_slug, upsert_researcher_refs, write_researchers
 from .sources import upsert_source_refs, write_sources
 from .staging import Warning_, WriteResult, ids_by_key
 from .topics import upsert_topic_refs, write_topics
-from .works import PreparedWorks, prepare_works, work_key, write_works
+from .works import PreparedWorks, prepare_works, work_key, write_work_references, write_works
 
 __all__ = [
     "PreparedWorks",
     "Warning_",
+    "WorkMergeHook",
     "WriteResult",
     "ids_by_key",
     "prepare_works",
@@ -40,5 +42,7 @@ __all__ = [
     "write_researchers",
     "write_sources",
     "write_topics",
+    "write_work_references",
+    "work_merge_hook_register",
     "write_works",
 ]

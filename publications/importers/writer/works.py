@@ -8,7 +8,8 @@ A batch of WorkRecords is written in a fixed number of statements, whatever its 
 3. the others find their work (one query over openalex_id, DOI, arXiv id and title key,
    identity.py): a source record seen before keeps its work; an OpenAlex record its W id;
    then DOI, arXiv id, and, for a record with neither, the title key. Records of one batch that
-   share a key become one work;
+   share a key become one work; a record whose keys lead to two works unites them (targets.py,
+   absorb.py: the survivor absorbs the other before it is written);
 4. each touched work is merged from every source's contribution (the stored ones in one query)
    and written (new works inserted with ids drawn first, changed ones updated by id);
 5. WorkSource rows are upserted; bylines, topics and versions follow (bylines.py).
@@ -34,6 +35,7 @@ from ..records import (
     WorkRecord,
     content_hash,
 )
+from .absorb import absorb_works, bylines_unite
 from .bylines import category_topic, write_bylines, write_versions, write_work_topics
 from .institutions import upsert_institution_refs
 from .merge import Contribution, contribution_fields, merged_work
@@ -257,6 +259,25 @@ def _target_label(target: Target) -> str:
     return (target.openalex_id or f"work {target.id}")[:64]
 
 
+def write_work_references(
+    cursor: Cursor, prepared: PreparedWorks
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Insert the sources, venues, institutions, topics and researchers the works name, when
+    they are new; rows that exist are neither changed nor locked. Returns the venues' ids by
+    venue key and the researchers' ids by OpenAlex id.
+
+    write_works does this first. A caller may also do it in a short transaction of its own
+    before the batch's (imports.services.batches): a new row then commits at once, instead of
+    at the end of the batch, and a concurrent batch naming the same new author waits for
+    milliseconds rather than for the whole of the other batch.
+    """
+    upsert_source_refs(cursor, prepared.sources)
+    venue_ids = upsert_venue_refs(cursor, prepared.venues)
+    upsert_institution_refs(cursor, prepared.institutions)
+    upsert_topic_refs(cursor, prepared.topics)
+    return venue_ids, upsert_researcher_refs(cursor, prepared.authors)
+
+
 def write_works(
     cursor: Cursor,
     records: Sequence[WorkRecord],
@@ -271,11 +292,7 @@ def write_works(
         prepared = prepare_works(records)
     result = WriteResult()
     result.warnings.extend(prepared.identifier_warnings)
-    upsert_source_refs(cursor, prepared.sources)
-    venue_ids = upsert_venue_refs(cursor, prepared.venues)
-    upsert_institution_refs(cursor, prepared.institutions)
-    upsert_topic_refs(cursor, prepared.topics)
-    openalex_researcher_ids = upsert_researcher_refs(cursor, prepared.authors)
+    venue_ids, openalex_researcher_ids = write_work_references(cursor, prepared)
 
     # 2. Source records seen before: unchanged ones stop here.
     cursor.execute(
@@ -309,15 +326,21 @@ def write_works(
     stored = stored_contributions(cursor, targets, replaced)
     merged = []
     for target in targets:
-        contributions = list(stored.get(target.id, [])) if target.id is not None else []
+        contributions = [
+            c for w in (target.id, *target.absorbed) if w is not None for c in stored.get(w, [])
+        ]
         contributions += [
             Contribution(records[i].origin, records[i].origin_key, prepared.contributions[i])
             for i in target.records
         ]
         merged.append(merged_work(contributions))
-    existing_ids = [t.id for t in targets if t.id is not None]
+    existing_ids = [w for t in targets if t.id is not None for w in (t.id, *t.absorbed)]
     if before_bylines is not None:
         before_bylines(existing_ids)
+    # Two works that are one: the survivor absorbs the others before it is written.
+    absorption = absorb_works(
+        cursor, [(w, int(t.id or 0)) for t in targets for w in t.absorbed], result
+    )
     for target in targets:
         result.created += 1 if target.id is None else 0
         result.updated += len(target.records) - (1 if target.id is None else 0)
@@ -376,6 +399,31 @@ def write_works(
         openalex_researcher_ids=openalex_researcher_ids,
         result=result,
     )
+    bylines_unite(
+        cursor,
+        absorption,
+        shown={
+            int(t.id or 0): _shown_byline(records, t, m)
+            for t, m in zip(targets, merged, strict=True)
+            if t.absorbed
+        },
+        arrivals=arrivals,
+        result=result,
+    )
+    result.work_ids.update(w for t in targets for w in t.absorbed)
     write_work_topics(cursor, records, work_of=work_of, arrivals=arrivals)
     write_versions(cursor, list(zip(ids, merged, strict=True)))
     return result
+
+
+def _shown_byline(
+    records: Sequence[WorkRecord], target: Target, merged: dict[str, Any]
+) -> tuple[str, str] | None:
+    """The stored contribution whose byline the work shows; None when a record of the batch
+    gives it (write_bylines wrote it)."""
+    shown = (merged["byline_origin"], merged["byline_origin_id"])
+    if not merged["byline_origin"] or any(
+        (records[i].origin, records[i].origin_key) == shown for i in target.records
+    ):
+        return None
+    return shown

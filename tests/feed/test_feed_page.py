@@ -1,5 +1,7 @@
 """The feed at /feed/: what it lists, in which order, paging while works arrive, mute, the
-new-items badge and "mark all read"."""
+new-items badge and "mark all read". The rules of what a page lists are checked on both paths of
+the page statement (feed.selectors.feed): the arrival scan, the per-follow probes, and the scan
+that finds less than a page within its budget and gives way to the probes."""
 
 from __future__ import annotations
 
@@ -23,6 +25,22 @@ def _ids(page) -> list[int]:
     return [item.pk for item in page.items]
 
 
+@pytest.fixture(params=["probes", "scan", "scan, then probes"])
+def feed_path(request, monkeypatch):
+    """Which path the page statement takes, whatever the number of follows."""
+    from feed.selectors import feed
+
+    scan_from, budget = {
+        "probes": (10**9, 1),
+        "scan": (1, 10**6),
+        # A budget of one work per follow: a page rarely lies within it.
+        "scan, then probes": (1, 1),
+    }[request.param]
+    monkeypatch.setattr(feed, "ARRIVAL_SCAN_FROM_FOLLOWS", scan_from)
+    monkeypatch.setattr(feed, "ARRIVAL_SCAN_BUDGET", budget)
+    return request.param
+
+
 def test_it_requires_login(client):
     response = client.get(reverse("feed:feed"))
     assert response.status_code == 302 and reverse("account_login") in response["Location"]
@@ -34,6 +52,7 @@ def test_it_refuses_other_methods(alice_client):
     assert alice_client.get(reverse("feed:mute", args=["topic", "1"])).status_code == 405
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_a_work_of_two_followed_coauthors_appears_once_because_of_both(alice, alice_client):
     ada, bo = (
         ResearcherFactory(display_name="Ada Example"),
@@ -57,6 +76,7 @@ def test_a_work_of_two_followed_coauthors_appears_once_because_of_both(alice, al
     assert "Bo Sample</a> and " in body and "Graph theory</a>" in body
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_a_late_arriving_old_paper_comes_first(alice):
     ada = ResearcherFactory()
     follow_create(user=alice, researcher=ada)
@@ -77,6 +97,7 @@ def test_the_writer_never_moves_a_works_arrival_on_update(alice):
     assert Authorship.objects.get(work=work).work_created_at == arrival
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_paging_has_no_duplicates_and_no_gaps_while_works_arrive(alice, alice_client):
     ada, bo = ResearcherFactory(), ResearcherFactory()
     follow_create(user=alice, researcher=ada)
@@ -113,6 +134,7 @@ def test_a_cursor_that_was_not_signed_here_is_refused(alice, alice_client):
     assert response.status_code == 400
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_a_muted_researcher_stays_followed_but_leaves_the_feed(alice, alice_client):
     ada, bo = ResearcherFactory(), ResearcherFactory()
     follow_create(user=alice, researcher=ada)
@@ -137,6 +159,7 @@ def test_a_muted_researcher_stays_followed_but_leaves_the_feed(alice, alice_clie
     assert _ids(selectors.feed_page(alice)) == [joint.pk, only_ada.pk]
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_a_muted_topic_leaves_the_feed(alice, alice_client):
     topic = TopicFactory()
     services.follow_create(user=alice, target=topic)
@@ -155,6 +178,7 @@ def test_muting_what_you_do_not_follow_is_a_404(alice_client, bob):
     assert not bob.follows.get().muted
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_another_users_follows_do_not_reach_my_feed(alice, bob):
     ada = ResearcherFactory()
     follow_create(user=bob, researcher=ada)
@@ -244,6 +268,7 @@ def test_the_feed_costs_the_same_queries_whatever_the_number_of_follows(
     assert second.status_code == 200 and second.context["feed_page"].items
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_every_page_equals_a_brute_force_order_of_everything_followed(alice):
     import random
 

@@ -9,8 +9,12 @@ class ClaimsConfig(AppConfig):
     def ready(self) -> None:
         # The name resolver (researchers, below claims) hands its links and close calls to the
         # moderation queue this app owns.
+        from publications.importers.writer import work_merge_hook_register
         from researchers.resolution import decision_recorder_register
 
         from .services.same_person import name_resolutions_record
+        from .services.work_merges import split_requests_follow_work_merge
 
         decision_recorder_register(name_resolutions_record)
+        # Two works the importer finds to be one: split requests follow the survivor.
+        work_merge_hook_register(split_requests_follow_work_merge)

@@ -24,7 +24,12 @@ from feed import services as feed_services
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
 from publications.filters import WorkListForm
 from publications.models import Topic
-from publications.selectors import WorkListing, work_facets_for_researcher, works_with_details
+from publications.selectors import (
+    WorkListing,
+    work_facets_for_researcher,
+    work_survivor_id,
+    works_with_details,
+)
 from researchers import page_cache
 from researchers import selectors as researcher_selectors
 from researchers import services as researcher_services
@@ -243,6 +248,10 @@ def following(request: HttpRequest) -> HttpResponse:
 def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
     work = works_with_details().filter(pk=pk).first()
     if work is None:
+        # A work found to be another one (the importer merged them) lives at the survivor's.
+        survivor_id = work_survivor_id(pk)
+        if survivor_id is not None:
+            return redirect(reverse("publications:work-detail", args=[survivor_id]), permanent=True)
         return not_found(request, "work")
     context = {"work": work, "article_jsonld": article_jsonld(request, work)}
     return render(request, "pages/work.html", context)

@@ -277,6 +277,24 @@ class WorkVersion(models.Model):
         return f"{self.kind} {self.identifier}"
 
 
+class MergedWork(models.Model):
+    """A work that turned out to be another (one record carried identifiers of both): its id
+    answers with the survivor, so its page redirects (301) there. Written by the importer
+    (publications.importers.writer.absorb); a chain (the survivor absorbed later) is kept
+    pointing at the last survivor."""
+
+    # The merged-away work's id (the row itself is gone).
+    id = models.BigIntegerField(primary_key=True)
+    survivor = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="merged_aways")
+    merged_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"work {self.id} -> {self.survivor_id}"
+
+
 class NameOnlyAuthor(models.Model):
     """The L0 researcher made for a name without identifiers on one source record, so that
     re-importing the record finds them again instead of making another (writer/authors.py)."""

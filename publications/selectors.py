@@ -11,7 +11,7 @@ from django.db.models import F, Prefetch, QuerySet
 from bzpeer.db import read_connection
 from researchers.models import Researcher
 
-from .models import Authorship, Work, WorkTopic
+from .models import Authorship, MergedWork, Work, WorkTopic
 
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 _ARXIV_PREFIX = re.compile(r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:)", re.IGNORECASE)
@@ -62,6 +62,11 @@ def works_with_details() -> QuerySet[Work]:
         Prefetch("authorships", queryset=authorships),
         Prefetch("work_topics", queryset=work_topics),
     )
+
+
+def work_survivor_id(work_id: int) -> int | None:
+    """The work a merged-away work became (the importer found the two to be one), or None."""
+    return MergedWork.objects.filter(pk=work_id).values_list("survivor_id", flat=True).first()
 
 
 def works_newest_first(queryset: QuerySet[Work]) -> QuerySet[Work]:

@@ -1,5 +1,14 @@
 """Which work each record of a batch is (writer/works.py, step 3), and what the other sources
-already said about those works. One query per kind, whatever the batch's size."""
+already said about those works. One query per kind, whatever the batch's size.
+
+Two works that are one: when a record's identifiers (the work its source record made before,
+its DOI, its arXiv id) lead to two different works, for instance an arXiv preprint stored as
+one work and its publisher's DOI as another, and then a record carrying both, the works become
+one: the target with an OpenAlex id, else the oldest, survives and absorbs the others
+(Target.absorbed; writer/absorb.py moves what hangs off them). Two works with different
+OpenAlex ids are never united here (OpenAlex decides its own identities, and its merged_ids
+files say when two are one): the record then goes to the first and an import warning says
+which identifier belongs to the other."""
 
 from __future__ import annotations
 
@@ -28,6 +37,8 @@ class Target:
     id: int | None
     openalex_id: str | None
     records: list[int] = field(default_factory=list)  # indexes into the batch
+    # Existing works found to be this one: merged into it (writer/absorb.py) before it is written.
+    absorbed: list[int] = field(default_factory=list)
 
 
 def _find_existing(
@@ -101,6 +112,30 @@ def assign_targets(
         for work_id, openalex_id in cursor.fetchall():
             existing(work_id, openalex_id)
 
+    merged_into: dict[int, Target] = {}
+
+    def find(target: Target) -> Target:
+        while target.ref in merged_into:
+            target = merged_into[target.ref]
+        return target
+
+    def unite(candidates: list[Target]) -> Target:
+        survivor = min(
+            candidates,
+            key=lambda t: (t.openalex_id is None, t.id is None, t.id or 0, t.ref),
+        )
+        for other in candidates:
+            if other is survivor:
+                continue
+            merged_into[other.ref] = survivor
+            survivor.records += other.records
+            other.records = []
+            if other.id is not None:
+                survivor.absorbed += [other.id, *other.absorbed]
+            other.absorbed = []
+            survivor.openalex_id = survivor.openalex_id or other.openalex_id
+        return survivor
+
     for index in todo:
         record, fields = records[index], contributions[index]
         is_openalex = record.origin == OPENALEX
@@ -108,25 +143,33 @@ def assign_targets(
         if not fields["doi"] and not fields["arxiv_id"]:
             record_keys.append(("title", fields["title_key"]))
         record_keys = [(kind, value) for kind, value in record_keys if value]
-        target: Target | None = by_id.get(known_work[index]) if index in known_work else None
-        if target is None and is_openalex:
-            target = keys.get(("openalex", record.openalex_id or ""))
-        if target is None:
-            for kind, value in record_keys:
-                candidate = keys.get((kind, value))
-                # OpenAlex decides its own identities: two W ids are never one work here.
-                if candidate and not (
-                    is_openalex and candidate.openalex_id not in (None, record.openalex_id)
-                ):
-                    target = candidate
-                    break
+        leads: list[Target | None] = []
+        if index in known_work:
+            leads.append(by_id.get(known_work[index]))
+        if is_openalex:
+            leads.append(keys.get(("openalex", record.openalex_id or "")))
+        for kind, value in record_keys:
+            candidate = keys.get((kind, value))
+            # OpenAlex decides its own identities: two W ids are never one work here.
+            if candidate and not (
+                is_openalex and find(candidate).openalex_id not in (None, record.openalex_id)
+            ):
+                leads.append(candidate)
+        candidates = list({id(t): t for t in (find(c) for c in leads if c)}.values())
+        target: Target | None = candidates[0] if candidates else None
+        if len(candidates) > 1:
+            openalex_ids = {t.openalex_id for t in candidates if t.openalex_id}
+            if is_openalex and record.openalex_id:
+                openalex_ids.add(record.openalex_id)
+            if len(openalex_ids) <= 1:
+                target = unite(candidates)
         if target is None:
             target = Target(len(targets), None, record.openalex_id if is_openalex else None)
             targets.append(target)
         elif is_openalex and target.openalex_id is None:
             target.openalex_id = record.openalex_id
         for kind, value in record_keys:
-            holder = keys.setdefault((kind, value), target)
+            holder = find(keys.setdefault((kind, value), target))
             if holder is not target and not is_openalex:
                 result.warnings.append(
                     Warning_(
@@ -144,9 +187,10 @@ def assign_targets(
 def stored_contributions(
     cursor: Cursor, targets: Sequence[Target], replaced: set[tuple[str, str]]
 ) -> dict[int, list[Contribution]]:
-    """The contributions already stored for the existing targets, minus the batch's records.
-    A work written before WorkSource existed (OpenAlex only) contributes its current row."""
-    work_ids = [t.id for t in targets if t.id is not None]
+    """The contributions already stored for the existing targets and the works they absorb, by
+    work id, minus the batch's records. A work written before WorkSource existed (OpenAlex
+    only) contributes its current row."""
+    work_ids = [w for t in targets if t.id is not None for w in (t.id, *t.absorbed)]
     stored: dict[int, list[Contribution]] = {work_id: [] for work_id in work_ids}
     if not work_ids:
         return stored

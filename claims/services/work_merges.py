@@ -1,0 +1,40 @@
+"""When the importer finds two works to be one (publications.importers.writer.absorb), the
+split requests on the absorbed work follow it into the survivor. Registered by claims.apps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from claims.models import SplitRequest, SplitRequestStatus
+
+
+def split_requests_follow_work_merge(cursor: Any, pairs: Sequence[tuple[int, int]]) -> None:
+    """Move the split requests of each absorbed work (first of a pair) to its survivor (second),
+    in the writer's transaction; an open request that would be a second open one for the same
+    researcher and work goes (the first stays). Two statements, whatever the number of works."""
+    table = SplitRequest._meta.db_table
+    cursor.execute(
+        f"""
+        WITH k AS (SELECT * FROM unnest(%s::int8[], %s::int8[]) AS k(absorbed_id, survivor_id)),
+        grouped AS (
+            SELECT r.id, row_number() OVER (
+                       PARTITION BY coalesce(k.survivor_id, r.work_id), r.researcher_id
+                       ORDER BY (k.absorbed_id IS NOT NULL), r.id) AS n
+            FROM {table} r
+            LEFT JOIN k ON k.absorbed_id = r.work_id
+            WHERE r.status = %s
+              AND (r.work_id IN (SELECT absorbed_id FROM k) OR r.work_id IN (SELECT survivor_id FROM k))
+        )
+        DELETE FROM {table} r USING grouped g WHERE r.id = g.id AND g.n > 1
+        """,
+        [[a for a, _ in pairs], [s for _, s in pairs], SplitRequestStatus.OPEN],
+    )
+    cursor.execute(
+        f"""
+        UPDATE {table} r SET work_id = k.survivor_id
+        FROM unnest(%s::int8[], %s::int8[]) AS k(absorbed_id, survivor_id)
+        WHERE r.work_id = k.absorbed_id
+        """,
+        [[a for a, _ in pairs], [s for _, s in pairs]],
+    )

@@ -1,0 +1,279 @@
+"""Two works that are one (targets.py found them): the survivor absorbs the others.
+
+Set-based, a fixed number of statements per batch whatever the number of works:
+1. absorb_works, before the survivors are written (writer/works.py, step 4): the absorbed
+   works' bylines (and the survivors') are kept aside; every source's contribution (WorkSource)
+   and the topics move to the survivor; the absorbed ids are recorded in MergedWork, so their
+   pages answer 301 with the survivor (an older redirect to an absorbed work now points to its
+   survivor); the apps above move what they hang off a work (work_merge_hook_register: claims'
+   split requests, collaboration's invitation anchors); the absorbed works are deleted. The
+   survivor's versions are rewritten from the merged fields (bylines.write_versions).
+2. bylines_unite, after the bylines are written: the survivor shows the byline of the source
+   the precedence chooses (merge.py); when that source's record is not in the batch, its byline
+   is the one the work holding it had, and it moves to the survivor. Every researcher the other
+   bylines named and the shown one does not is then put on the shown byline's slot whose name is
+   compatible with theirs (researchers.names), when that slot names nobody or an unclaimed
+   name-only record (the same conservative rule as the claimant's BibTeX upload; a name-only
+   record only takes a slot that names nobody); otherwise they are left off (a warning says so
+   for an identified or claimed record). So no researcher is on a work twice, and a work is
+   counted once in works, citations and the h-index. Everyone the merged bylines named is in
+   result.touched_researcher_ids, so the import's follow-up refreshes their figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from researchers.names import GivenNames, names_compare, person_name
+
+from .staging import Cursor, Warning_, WriteResult, stage_rows
+
+# A hook of an app above publications: (cursor, [(absorbed work id, survivor id), ...]), called
+# in the writer's transaction before the absorbed works are deleted. Set-based, no query per row.
+WorkMergeHook = Callable[[Cursor, Sequence[tuple[int, int]]], None]
+_HOOKS: list[WorkMergeHook] = []
+
+
+def work_merge_hook_register(hook: WorkMergeHook) -> None:
+    """Called by an app's ready(): what it hangs off a work follows the work into its survivor."""
+    if hook not in _HOOKS:
+        _HOOKS.append(hook)
+
+
+@dataclass
+class Absorption:
+    """What absorb_works kept for bylines_unite."""
+
+    # (origin, origin id) of each contribution -> the work it described before the merge.
+    contribution_work: dict[tuple[str, str], int] = field(default_factory=dict)
+    survivors: set[int] = field(default_factory=set)
+
+
+_BYLINE_COLUMNS = (
+    "researcher_id, position, raw_name, is_corresponding, institution_ids, affiliation_names"
+)
+
+
+def absorb_works(
+    cursor: Cursor, pairs: Sequence[tuple[int, int]], result: WriteResult
+) -> Absorption:
+    """Merge each absorbed work (first of a pair) into its survivor (second); see the module
+    docstring, step 1. The caller holds the transaction and writes the survivors next."""
+    absorption = Absorption(survivors={survivor for _, survivor in pairs})
+    if not pairs:
+        return absorption
+    absorbed = [work_id for work_id, _ in pairs]
+    every = sorted({*absorbed, *absorption.survivors})
+    # Locked in id order, as the writer locks the works it updates.
+    cursor.execute(
+        "SELECT id FROM publications_work WHERE id = ANY(%s) ORDER BY id FOR UPDATE", [every]
+    )
+    stage_rows(cursor, "stage_absorb", [("absorbed_id", "int8"), ("survivor_id", "int8")], pairs)
+    cursor.execute("DROP TABLE IF EXISTS pg_temp.stash_byline")
+    cursor.execute(
+        f"""
+        CREATE TEMP TABLE stash_byline ON COMMIT DROP AS
+        SELECT g.survivor_id, a.work_id, {_BYLINE_COLUMNS}
+        FROM publications_authorship a
+        JOIN (SELECT absorbed_id AS work_id, survivor_id FROM stage_absorb
+              UNION SELECT survivor_id, survivor_id FROM stage_absorb) g ON g.work_id = a.work_id
+        """
+    )
+    cursor.execute(
+        "SELECT DISTINCT researcher_id FROM stash_byline WHERE researcher_id IS NOT NULL"
+    )
+    result.touched_researcher_ids.update(rid for (rid,) in cursor.fetchall())
+    cursor.execute(
+        "SELECT origin, origin_id, work_id FROM publications_worksource WHERE work_id = ANY(%s)",
+        [every],
+    )
+    absorption.contribution_work = {(o, oid): w for o, oid, w in cursor.fetchall()}
+    # A work written before WorkSource existed contributes its OpenAlex row (targets.py).
+    cursor.execute(
+        "SELECT openalex_id, id FROM publications_work WHERE id = ANY(%s) AND openalex_id IS NOT NULL",
+        [every],
+    )
+    for openalex_id, work_id in cursor.fetchall():
+        absorption.contribution_work.setdefault(("openalex", openalex_id), work_id)
+    cursor.execute(
+        """
+        UPDATE publications_worksource w SET work_id = s.survivor_id, updated_at = now()
+        FROM stage_absorb s WHERE w.work_id = s.absorbed_id
+        """
+    )
+    cursor.execute(
+        """
+        INSERT INTO publications_worktopic (work_id, topic_id, score, origin, work_created_at)
+        SELECT DISTINCT ON (s.survivor_id, t.topic_id)
+               s.survivor_id, t.topic_id, t.score, t.origin, w.created_at
+        FROM publications_worktopic t
+        JOIN stage_absorb s ON s.absorbed_id = t.work_id
+        JOIN publications_work w ON w.id = s.survivor_id
+        ORDER BY s.survivor_id, t.topic_id, t.score DESC
+        ON CONFLICT (work_id, topic_id) DO NOTHING
+        """
+    )
+    cursor.execute(
+        """
+        UPDATE publications_mergedwork m SET survivor_id = s.survivor_id
+        FROM stage_absorb s WHERE m.survivor_id = s.absorbed_id
+        """
+    )
+    cursor.execute(
+        """
+        INSERT INTO publications_mergedwork (id, survivor_id, merged_at)
+        SELECT absorbed_id, survivor_id, now() FROM stage_absorb ORDER BY absorbed_id
+        ON CONFLICT (id) DO UPDATE SET survivor_id = EXCLUDED.survivor_id
+        """
+    )
+    for hook in _HOOKS:
+        hook(cursor, pairs)
+    # Django's foreign keys do not cascade in the database: what is left of each absorbed work
+    # goes with it.
+    for table in ("publications_authorship", "publications_worktopic", "publications_workversion"):
+        cursor.execute(f"DELETE FROM {table} WHERE work_id = ANY(%s)", [absorbed])
+    cursor.execute("DELETE FROM publications_work WHERE id = ANY(%s)", [absorbed])
+    for work_id, survivor_id in pairs:
+        result.warnings.append(
+            Warning_(
+                f"work {work_id}",
+                f"work {work_id} is work {survivor_id} (one record names both); merged into it",
+            )
+        )
+    return absorption
+
+
+@dataclass
+class _Slot:
+    position: int
+    raw_name: str
+    researcher_id: int | None
+    replaceable: bool  # names nobody, or an unclaimed name-only record
+
+
+def bylines_unite(
+    cursor: Cursor,
+    absorption: Absorption,
+    *,
+    shown: dict[int, tuple[str, str] | None],
+    arrivals: dict[int, Any],
+    result: WriteResult,
+) -> None:
+    """Step 2 of the module docstring. shown: for each survivor, the (origin, origin id) of the
+    contribution whose byline it shows when that record is not in the batch (None when the
+    batch wrote the byline)."""
+    if not absorption.survivors:
+        return
+    moved: list[tuple[int, int]] = []  # (survivor, the work whose byline it takes)
+    for survivor, contribution in shown.items():
+        holder = absorption.contribution_work.get(contribution) if contribution else None
+        if holder is not None and holder != survivor:
+            moved.append((survivor, holder))
+    if moved:
+        cursor.execute(
+            "DELETE FROM publications_authorship WHERE work_id = ANY(%s)",
+            [[survivor for survivor, _ in moved]],
+        )
+        cursor.execute(
+            f"""
+            INSERT INTO publications_authorship (work_id, work_created_at, {_BYLINE_COLUMNS})
+            SELECT b.survivor_id, k.arrival, {_BYLINE_COLUMNS}
+            FROM stash_byline b
+            JOIN unnest(%s::int8[], %s::int8[], %s::timestamptz[]) AS k(survivor_id, holder_id, arrival)
+              ON k.survivor_id = b.survivor_id AND k.holder_id = b.work_id
+            ORDER BY b.survivor_id, b.position
+            """,
+            [
+                [survivor for survivor, _ in moved],
+                [holder for _, holder in moved],
+                [arrivals[survivor] for survivor, _ in moved],
+            ],
+        )
+    # The shown bylines and the researchers the others named, with what the rule needs.
+    cursor.execute(
+        """
+        SELECT a.work_id, a.position, a.raw_name, a.researcher_id,
+               a.researcher_id IS NULL OR (r.verification_level = 0 AND r.claimed_by_id IS NULL
+                   AND coalesce(r.openalex_id, '') = '' AND coalesce(r.orcid, '') = '')
+        FROM publications_authorship a LEFT JOIN researchers_researcher r ON r.id = a.researcher_id
+        WHERE a.work_id = ANY(%s) ORDER BY a.work_id, a.position
+        """,
+        [sorted(absorption.survivors)],
+    )
+    bylines: dict[int, list[_Slot]] = {}
+    for work_id, position, raw_name, researcher_id, replaceable in cursor.fetchall():
+        bylines.setdefault(work_id, []).append(
+            _Slot(position, raw_name, researcher_id, bool(replaceable))
+        )
+    cursor.execute(
+        """
+        SELECT DISTINCT ON (b.survivor_id, b.researcher_id)
+               b.survivor_id, b.researcher_id, b.raw_name, b.position,
+               (r.verification_level = 0 AND r.claimed_by_id IS NULL
+                AND coalesce(r.openalex_id, '') = '' AND coalesce(r.orcid, '') = '')
+        FROM stash_byline b JOIN researchers_researcher r ON r.id = b.researcher_id
+        ORDER BY b.survivor_id, b.researcher_id, b.position
+        """
+    )
+    updates: list[tuple[int, int, int]] = []  # (work, position, researcher)
+    displaced: list[tuple[int, int, int]] = []  # (work, name-only record, researcher)
+    for survivor, researcher_id, raw_name, position, name_only in cursor.fetchall():
+        slots = bylines.get(survivor, [])
+        if any(slot.researcher_id == researcher_id for slot in slots):
+            continue
+        name = person_name(raw_name)
+        best: tuple[int, int, _Slot] | None = None
+        for slot in slots:
+            if not slot.replaceable or (name_only and slot.researcher_id is not None):
+                continue  # a name-only record never displaces another
+            level = names_compare(person_name(slot.raw_name), name)
+            if level == GivenNames.INCOMPATIBLE:
+                continue
+            score = (int(level), -abs(slot.position - position), slot)
+            if best is None or score[:2] > best[:2]:
+                best = score
+        if best is None:
+            if name_only:
+                continue  # a name-only record of another byline: the shown byline names them
+            result.warnings.append(
+                Warning_(
+                    f"work {survivor}",
+                    f"researcher {researcher_id} ({raw_name!r}) was on a work merged into "
+                    f"work {survivor}, whose author list has no free slot for that name; "
+                    "not linked to it",
+                )
+            )
+            continue
+        slot = best[2]
+        if slot.researcher_id is not None:
+            result.unlinked_researcher_ids.add(slot.researcher_id)
+            displaced.append((survivor, slot.researcher_id, researcher_id))
+        slot.researcher_id, slot.replaceable = researcher_id, False
+        updates.append((survivor, slot.position, researcher_id))
+    if updates:
+        cursor.execute(
+            """
+            UPDATE publications_authorship a SET researcher_id = k.researcher_id
+            FROM unnest(%s::int8[], %s::int2[], %s::int8[]) AS k(work_id, position, researcher_id)
+            WHERE a.work_id = k.work_id AND a.position = k.position
+            """,
+            [[u[0] for u in updates], [u[1] for u in updates], [u[2] for u in updates]],
+        )
+    if displaced:
+        # The name-only record made for that name on the work's source records is the carried
+        # researcher, so re-importing those records links the slot to them again.
+        cursor.execute(
+            """
+            UPDATE publications_nameonlyauthor n SET researcher_id = k.researcher_id
+            FROM unnest(%s::int8[], %s::int8[], %s::int8[]) AS k(work_id, displaced_id, researcher_id)
+            JOIN publications_worksource s ON s.work_id = k.work_id
+            WHERE n.researcher_id = k.displaced_id AND n.origin = s.origin
+              AND n.origin_id = s.origin_id
+            """,
+            [[d[0] for d in displaced], [d[1] for d in displaced], [d[2] for d in displaced]],
+        )
+    result.touched_researcher_ids.update(
+        slot.researcher_id for slots in bylines.values() for slot in slots if slot.researcher_id
+    )

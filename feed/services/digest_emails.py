@@ -96,6 +96,17 @@ class DigestListing:
         # work id -> (text head, text tail, HTML head, HTML tail); None: the work is gone.
         self._items: dict[int, tuple[str, str, str, str] | None] = {}
         self._because: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[str, str]] = {}
+        self._subjects: dict[tuple[str, int], str] = {}
+
+    def subject(self, *, period: str, total: int) -> str:
+        """The subject, which names only the count (and may name the period): once per count."""
+        subject = self._subjects.get((period, total))
+        if subject is None:
+            subject_template = _templates()[0]
+            rendered = subject_template.render({"period": period, "total": total})
+            # A header cannot hold a line break.
+            subject = self._subjects[period, total] = " ".join(rendered.split())
+        return subject
 
     def items(self, entries: list[DigestEntry]) -> tuple[int, str, Markup]:
         """How many of the entries are listed (a work deleted since the window was read is
@@ -134,13 +145,27 @@ class DigestListing:
             )
             names = [name for name, _pk in researchers] + [name for name, _pk in topics]
             if names:
-                context = {"because": _names(names)}
-                text, html = (template.render(context) for template in _because_templates())
-                lines = (text, html)
+                because = _names(names)
+                text_head, text_tail, html_head, html_tail = _because_halves()
+                lines = (
+                    f"{text_head}{because}{text_tail}",
+                    f"{html_head}{escape(because)}{html_tail}",
+                )
             else:
                 lines = ("", "")
             self._because[key] = lines
         return lines
+
+
+@cache
+def _because_halves() -> tuple[str, str, str, str]:
+    """The "because" line's templates, rendered once around where the names go (escaped for
+    the HTML one, as its autoescaping would)."""
+    context = {"because": Markup(_BECAUSE_MARKER)}  # noqa: S704
+    text, html = (template.render(context) for template in _because_templates())
+    text_head, text_tail = text.split(_BECAUSE_MARKER)
+    html_head, html_tail = html.split(_BECAUSE_MARKER)
+    return text_head, text_tail, html_head, html_tail
 
 
 def _item_halves(work: DigestWork) -> tuple[str, str, str, str]:
@@ -163,12 +188,10 @@ def _item_halves(work: DigestWork) -> tuple[str, str, str, str]:
 # escaping unchanged).
 _UNSUBSCRIBE_PLACEHOLDER = "bzpeer-unsubscribe-url-of-the-recipient"
 _CATEGORY = NotificationCategory.DIGEST
+_BODY_CLOSE = re.compile("</body>", re.IGNORECASE)
 # Header(...).encode() folds nothing shorter than its 76-character lines less the name.
 _SHORT_HEADER = 60
 _PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*")
-# A line this long in characters may be longer than RFC 5322's limit in UTF-8 (4 bytes a
-# character at most); a shorter one cannot.
-_MAYBE_LONG_LINE = RFC5322_EMAIL_LINE_LENGTH_LIMIT // 4
 
 
 class DigestFooters:
@@ -189,7 +212,10 @@ class DigestFooters:
         text_footer = self.text.replace(_UNSUBSCRIBE_PLACEHOLDER, url)
         html_footer = self.html.replace(_UNSUBSCRIBE_PLACEHOLDER, str(escape(url)))
         text = f"{text_body.rstrip()}\n\n{text_footer}"
-        closing = html_body.lower().rfind("</body>")
+        # The last </body>, in any case (as html_body.lower().rfind would find it, without
+        # lowering a whole digest).
+        closings = [match.start() for match in _BODY_CLOSE.finditer(html_body)]
+        closing = closings[-1] if closings else -1
         if closing == -1:
             return text, f"{html_body}{html_footer}"
         return text, f"{html_body[:closing]}{html_footer}{html_body[closing:]}"
@@ -312,14 +338,15 @@ def _lines(body: str) -> str:
 
 
 def _has_long_lines(body: str) -> bool:
-    """Django's test for quoted-printable (a line longer than RFC 5322's limit in UTF-8),
-    encoding only the lines that could be that long."""
-    lines = body.splitlines()
-    if max(map(len, lines), default=0) <= _MAYBE_LONG_LINE:
+    """Django's test for quoted-printable: a line (str.splitlines) longer than RFC 5322's limit
+    in UTF-8. The bytes' own lines (ended by CR or LF only) are never shorter than those, so
+    when none of them is too long, neither is any of Django's; otherwise Django's own test."""
+    encoded = body.encode(errors="surrogateescape")
+    if max(map(len, encoded.splitlines()), default=0) <= RFC5322_EMAIL_LINE_LENGTH_LIMIT:
         return False
     return any(
         len(line.encode(errors="surrogateescape")) > RFC5322_EMAIL_LINE_LENGTH_LIMIT
-        for line in lines
+        for line in body.splitlines()
     )
 
 
@@ -345,15 +372,13 @@ def digest_email_build(
         "more": total - listed,
         "feed_url": feed_url,
     }
-    subject_template, text_template, html_template = _templates()
-    subject = subject_template.render(shared)
+    _, text_template, html_template = _templates()
     text_body = text_template.render({**shared, "items": items_text})
     html_body = html_template.render({**shared, "items": items_html})
     url = unsubscribe_url(user=user, category=_CATEGORY)
     text, html = footers.bodies(text_body=text_body, html_body=html_body, url=url)
     message = DigestEmail(
-        # A header cannot hold a line break; names in subjects come from imported records.
-        subject=" ".join(subject.split()),
+        subject=listing.subject(period=period, total=total),
         body=text,
         to=[user.email],
         headers={

@@ -295,6 +295,34 @@ class MergedWork(models.Model):
         return f"work {self.id} -> {self.survivor_id}"
 
 
+class WorkListedBy(models.Model):
+    """A researcher says the work is theirs: their own ORCID record lists it (WorkRecord.
+    listed_by). The writer puts them on the byline slot compatible with their name
+    (writer/listed_by.py; position), or, when no slot can be them, keeps the signal here
+    without one (position empty). Applied again whenever another source rewrites the byline:
+    ORCID decides what the researcher says is theirs (merge.py)."""
+
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="listed_by")
+    researcher = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="listed_works"
+    )
+    origin = models.CharField(max_length=20)
+    # The source record that lists it ('<ORCID iD>:<put-code>').
+    origin_id = models.CharField(max_length=400)
+    position = models.PositiveSmallIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        ordering = ["work", "researcher"]
+        constraints = [
+            models.UniqueConstraint(fields=["work", "researcher"], name="work_listed_by_unique")
+        ]
+        indexes = [models.Index(fields=["researcher"], name="work_listed_by_researcher_idx")]
+
+    def __str__(self) -> str:
+        return f"work {self.work_id} listed by {self.researcher_id}"
+
+
 class NameOnlyAuthor(models.Model):
     """The L0 researcher made for a name without identifiers on one source record, so that
     re-importing the record finds them again instead of making another (writer/authors.py)."""

@@ -26,8 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from researchers.names import GivenNames, names_compare, person_name
+from researchers.names import person_name
 
+from .slots import NAME_ONLY_SQL, SlotWrites, best_slot, byline_slots, slots_write
 from .staging import Cursor, Warning_, WriteResult, stage_rows
 
 # A hook of an app above publications: (cursor, [(absorbed work id, survivor id), ...]), called
@@ -128,6 +129,22 @@ def absorb_works(
         ON CONFLICT (id) DO UPDATE SET survivor_id = EXCLUDED.survivor_id
         """
     )
+    # Who listed an absorbed work (ORCID) listed the survivor; listed_by.py places them again.
+    cursor.execute(
+        """
+        DELETE FROM publications_worklistedby l USING stage_absorb s, publications_worklistedby o
+        WHERE l.work_id = s.absorbed_id AND o.researcher_id = l.researcher_id
+          AND (o.work_id = s.survivor_id OR (o.work_id IN (
+                   SELECT absorbed_id FROM stage_absorb x WHERE x.survivor_id = s.survivor_id)
+               AND o.id < l.id))
+        """
+    )
+    cursor.execute(
+        """
+        UPDATE publications_worklistedby l SET work_id = s.survivor_id, position = NULL
+        FROM stage_absorb s WHERE l.work_id = s.absorbed_id
+        """
+    )
     for hook in _HOOKS:
         hook(cursor, pairs)
     # Django's foreign keys do not cascade in the database: what is left of each absorbed work
@@ -143,14 +160,6 @@ def absorb_works(
             )
         )
     return absorption
-
-
-@dataclass
-class _Slot:
-    position: int
-    raw_name: str
-    researcher_id: int | None
-    replaceable: bool  # names nobody, or an unclaimed name-only record
 
 
 def bylines_unite(
@@ -192,49 +201,22 @@ def bylines_unite(
             ],
         )
     # The shown bylines and the researchers the others named, with what the rule needs.
+    bylines = byline_slots(cursor, absorption.survivors)
     cursor.execute(
-        """
-        SELECT a.work_id, a.position, a.raw_name, a.researcher_id,
-               a.researcher_id IS NULL OR (r.verification_level = 0 AND r.claimed_by_id IS NULL
-                   AND coalesce(r.openalex_id, '') = '' AND coalesce(r.orcid, '') = '')
-        FROM publications_authorship a LEFT JOIN researchers_researcher r ON r.id = a.researcher_id
-        WHERE a.work_id = ANY(%s) ORDER BY a.work_id, a.position
-        """,
-        [sorted(absorption.survivors)],
-    )
-    bylines: dict[int, list[_Slot]] = {}
-    for work_id, position, raw_name, researcher_id, replaceable in cursor.fetchall():
-        bylines.setdefault(work_id, []).append(
-            _Slot(position, raw_name, researcher_id, bool(replaceable))
-        )
-    cursor.execute(
-        """
+        f"""
         SELECT DISTINCT ON (b.survivor_id, b.researcher_id)
-               b.survivor_id, b.researcher_id, b.raw_name, b.position,
-               (r.verification_level = 0 AND r.claimed_by_id IS NULL
-                AND coalesce(r.openalex_id, '') = '' AND coalesce(r.orcid, '') = '')
+               b.survivor_id, b.researcher_id, b.raw_name, b.position, {NAME_ONLY_SQL}
         FROM stash_byline b JOIN researchers_researcher r ON r.id = b.researcher_id
         ORDER BY b.survivor_id, b.researcher_id, b.position
         """
     )
-    updates: list[tuple[int, int, int]] = []  # (work, position, researcher)
-    displaced: list[tuple[int, int, int]] = []  # (work, name-only record, researcher)
+    writes = SlotWrites()
     for survivor, researcher_id, raw_name, position, name_only in cursor.fetchall():
         slots = bylines.get(survivor, [])
         if any(slot.researcher_id == researcher_id for slot in slots):
             continue
-        name = person_name(raw_name)
-        best: tuple[int, int, _Slot] | None = None
-        for slot in slots:
-            if not slot.replaceable or (name_only and slot.researcher_id is not None):
-                continue  # a name-only record never displaces another
-            level = names_compare(person_name(slot.raw_name), name)
-            if level == GivenNames.INCOMPATIBLE:
-                continue
-            score = (int(level), -abs(slot.position - position), slot)
-            if best is None or score[:2] > best[:2]:
-                best = score
-        if best is None:
+        slot = best_slot(slots, [person_name(raw_name)], near=position, name_only=name_only)
+        if slot is None:
             if name_only:
                 continue  # a name-only record of another byline: the shown byline names them
             result.warnings.append(
@@ -246,34 +228,8 @@ def bylines_unite(
                 )
             )
             continue
-        slot = best[2]
-        if slot.researcher_id is not None:
-            result.unlinked_researcher_ids.add(slot.researcher_id)
-            displaced.append((survivor, slot.researcher_id, researcher_id))
-        slot.researcher_id, slot.replaceable = researcher_id, False
-        updates.append((survivor, slot.position, researcher_id))
-    if updates:
-        cursor.execute(
-            """
-            UPDATE publications_authorship a SET researcher_id = k.researcher_id
-            FROM unnest(%s::int8[], %s::int2[], %s::int8[]) AS k(work_id, position, researcher_id)
-            WHERE a.work_id = k.work_id AND a.position = k.position
-            """,
-            [[u[0] for u in updates], [u[1] for u in updates], [u[2] for u in updates]],
-        )
-    if displaced:
-        # The name-only record made for that name on the work's source records is the carried
-        # researcher, so re-importing those records links the slot to them again.
-        cursor.execute(
-            """
-            UPDATE publications_nameonlyauthor n SET researcher_id = k.researcher_id
-            FROM unnest(%s::int8[], %s::int8[], %s::int8[]) AS k(work_id, displaced_id, researcher_id)
-            JOIN publications_worksource s ON s.work_id = k.work_id
-            WHERE n.researcher_id = k.displaced_id AND n.origin = s.origin
-              AND n.origin_id = s.origin_id
-            """,
-            [[d[0] for d in displaced], [d[1] for d in displaced], [d[2] for d in displaced]],
-        )
+        writes.take(survivor, slot, researcher_id, result)
+    slots_write(cursor, writes)
     result.touched_researcher_ids.update(
         slot.researcher_id for slots in bylines.values() for slot in slots if slot.researcher_id
     )

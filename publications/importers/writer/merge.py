@@ -15,7 +15,9 @@ The precedence (documented in docs/architecture.md):
 - DOI: a publisher DOI (Crossref, OpenAlex, ORCID, BibTeX, arXiv's DOI field) over arXiv's own
   DataCite DOI; arXiv id: arXiv, then the others; versions, journal reference: arXiv.
 - byline: OpenAlex (author ids), Crossref, arXiv, BibTeX, ORCID. ORCID decides what the
-  researcher says is theirs: its `listed_by` links the owner to the work (writer/works.py).
+  researcher says is theirs: its `listed_by` puts the record's owner on the shown byline's slot
+  compatible with their name, or keeps them as listed by without a slot, and stays applied
+  when another source rewrites the byline (writer/listed_by.py, WorkListedBy).
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from ..records import (
 from .absorb import absorb_works, bylines_unite
 from .bylines import category_topic, write_bylines, write_versions, write_work_topics
 from .institutions import upsert_institution_refs
+from .listed_by import apply_listed_by
 from .merge import Contribution, contribution_fields, merged_work
 from .researchers import upsert_researcher_refs
 from .sources import upsert_source_refs, upsert_venue_refs
@@ -411,6 +412,8 @@ def write_works(
         result=result,
     )
     result.work_ids.update(w for t in targets for w in t.absorbed)
+    # What the researcher says is theirs (ORCID's listed_by), after every byline is written.
+    apply_listed_by(cursor, records, work_of=work_of, result=result)
     write_work_topics(cursor, records, work_of=work_of, arrivals=arrivals)
     write_versions(cursor, list(zip(ids, merged, strict=True)))
     return result

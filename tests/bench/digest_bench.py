@@ -1,8 +1,8 @@
 """The digest benchmark (issue 14): `python -m tests.bench.digest_bench`.
 
 The weekly digest of every user, computed and handed to the mail backend in one process, as one
-worker would (the `send_digests --sync` path: plan, then chunk after chunk of claim, the feed's
-window per user, render, send, mark). Target: all 200,000 users in under 5 minutes.
+worker would (the `send_digests --sync` path: plan, then chunk after chunk of claim, the chunk's
+windows in one statement, render, send, mark). Target: all 200,000 users in under 5 minutes.
 
 The corpus is feed_bench's, generated the same way (its GENERATE statements, set-based with
 generate_series) in a database of its own (default bzpeer_digest_bench): researchers, works

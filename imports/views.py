@@ -3,7 +3,8 @@
 The views gather the file or the preview's token and call imports.services.bibtex_upload; only
 the approved claimant of the record reaches them (claims' permission-checked lookup: anyone
 else gets a 404, a visitor the login page). A refusal of the service (too large, not BibTeX,
-an expired preview) is shown on the upload page with its status.
+an expired preview, too many uploads from the person or their address: 429 with Retry-After)
+is shown on the upload page with its status.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from bzpeer.errors import ServiceError
+from bzpeer.http import client_address
 from claims.selectors import researcher_claimed_by_user_or_404
 from researchers.models import Researcher
 
@@ -40,6 +42,15 @@ def _upload_page(
     return render(request, _UPLOAD_TEMPLATE, context, status=status)
 
 
+def _refusal_page(
+    request: HttpRequest, researcher: Researcher, refusal: ServiceError
+) -> HttpResponse:
+    response = _upload_page(request, researcher, error=refusal.message, status=refusal.status_code)
+    if refusal.retry_after is not None:
+        response["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def bibtex_upload(request: HttpRequest, slug: str) -> HttpResponse:
@@ -54,10 +65,14 @@ def bibtex_upload(request: HttpRequest, slug: str) -> HttpResponse:
     raw = upload.read(MAX_BYTES + 1)
     try:
         token, plan = bibtex_upload_preview(
-            user=request.user, researcher=researcher, raw=raw, file_name=upload.name or ""
+            user=request.user,
+            researcher=researcher,
+            raw=raw,
+            file_name=upload.name or "",
+            client_address=client_address(request),
         )
     except ServiceError as refusal:
-        return _upload_page(request, researcher, error=refusal.message, status=refusal.status_code)
+        return _refusal_page(request, researcher, refusal)
     return render(
         request,
         "imports/bibtex_preview.html",
@@ -72,10 +87,13 @@ def bibtex_upload_confirm_view(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = researcher_claimed_by_user_or_404(slug=slug, user=request.user)
     try:
         result = bibtex_upload_confirm(
-            user=request.user, researcher=researcher, token=request.POST.get("token", "")
+            user=request.user,
+            researcher=researcher,
+            token=request.POST.get("token", ""),
+            client_address=client_address(request),
         )
     except ServiceError as refusal:
-        return _upload_page(request, researcher, error=refusal.message, status=refusal.status_code)
+        return _refusal_page(request, researcher, refusal)
     added = result.created
     summary = (
         f"{added} new work{'s' if added != 1 else ''} added to your record"

@@ -252,6 +252,10 @@ CLAIMS_RATE_LIMITS = {
     "split_request": env.str("RATE_LIMIT_SPLIT_REQUEST", default="30/h"),
     # The claimant's "Refresh from ORCID": each is a few ORCID API requests and an import.
     "orcid_refresh": env.str("RATE_LIMIT_ORCID_REFRESH", default="3/h"),
+    # The claimant's BibTeX upload: each preview parses up to 2 MB, each confirm writes an import
+    # run. Counted per user and per client address (imports.services.bibtex_upload).
+    "bibtex_upload": env.str("RATE_LIMIT_BIBTEX_UPLOAD", default="20/h"),
+    "bibtex_confirm": env.str("RATE_LIMIT_BIBTEX_CONFIRM", default="10/h"),
 }
 # Vouching: at most this many vouches per user in any 30 days; this many vouches corroborate.
 CLAIMS_VOUCHES_PER_MONTH = env.int("CLAIMS_VOUCHES_PER_MONTH", default=5)

@@ -26,6 +26,12 @@ added as a source of the work and the reason it was not attached is an import is
 
 Entries are kept per record and file name ('upload-r<id>/<file name>:<key>'), so the same
 file uploaded again finds its records unchanged and adds nothing.
+
+Rate limits: previews and confirms are counted per user and per client address (the address
+our proxies vouch for, bzpeer.http.client_address) with claims' sliding-window limiter, as the
+other state changes are (CLAIMS_RATE_LIMITS "bibtex_upload" and "bibtex_confirm"); over
+either, the service refuses with RateLimited (429, Retry-After) before reading the file or the
+kept preview, so a refused confirm can be repeated later with the same token.
 """
 
 from __future__ import annotations
@@ -44,8 +50,10 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework import status
 
-from bzpeer.errors import InvalidRequest, ServiceError
+from bzpeer.errors import InvalidRequest, RateLimited, ServiceError
 from bzpeer.users.models import User
+from claims.ratelimit import RateLimited as ClaimsRateLimited
+from claims.ratelimit import rate_limit_check
 from publications.importers.bibtex.reader import bibtex_records
 from publications.importers.records import BIBTEX, AuthorshipRecord, WorkRecord
 from publications.importers.writer import prepare_works
@@ -169,6 +177,27 @@ def bibtex_upload_decode(raw: bytes) -> str:
     if len(_CONTROL.findall(text[:65536])) > 8:
         raise not_text
     return text
+
+
+_RATE_LIMITED_WHAT = {"bibtex_upload": "BibTeX uploads", "bibtex_confirm": "BibTeX imports"}
+
+
+def _rate_limit(action: str, user: User, client_address: str) -> None:
+    """Count one attempt by the user and one by the client address; RateLimited (429) when
+    either is over the action's limit."""
+    try:
+        # The address first: an attempt it refuses is not counted against the person.
+        if client_address:
+            rate_limit_check(action=action, key=f"ip:{client_address}")
+        rate_limit_check(action=action, key=f"user:{user.pk}")
+    except ClaimsRateLimited as refusal:
+        retry_after = refusal.retry_after or 60
+        minutes = max(1, round(retry_after / 60))
+        raise RateLimited(
+            f"Too many {_RATE_LIMITED_WHAT[action]} in a short time. Please try again in "
+            f"about {minutes} minute{'s' if minutes != 1 else ''}.",
+            retry_after=retry_after,
+        ) from refusal
 
 
 def _claimant_names(researcher: Researcher) -> list[PersonName]:
@@ -338,11 +367,13 @@ def _pending_key(user: User, researcher: Researcher, token: str) -> str:
 
 
 def bibtex_upload_preview(
-    *, user: User, researcher: Researcher, raw: bytes, file_name: str
+    *, user: User, researcher: Researcher, raw: bytes, file_name: str, client_address: str = ""
 ) -> tuple[str, UploadPlan]:
     """Check and plan an uploaded file; keep its text for the confirm. Returns the token that
     names it and the plan. The caller has checked that `user` is the record's approved
-    claimant. Raises UploadTooLarge or InvalidRequest (see bibtex_upload_decode and _plan)."""
+    claimant. Raises RateLimited (see the module docstring), UploadTooLarge or InvalidRequest
+    (see bibtex_upload_decode and _plan)."""
+    _rate_limit("bibtex_upload", user, client_address)
     text = bibtex_upload_decode(raw)
     plan = bibtex_upload_plan(researcher=researcher, text=text, file_name=file_name)
     token = secrets.token_urlsafe(24)
@@ -354,10 +385,14 @@ def bibtex_upload_preview(
     return token, plan
 
 
-def bibtex_upload_confirm(*, user: User, researcher: Researcher, token: str) -> UploadResult:
+def bibtex_upload_confirm(
+    *, user: User, researcher: Researcher, token: str, client_address: str = ""
+) -> UploadResult:
     """Write what the preview named `token` planned (planned again from the kept text). Once:
-    the kept text is dropped. Raises PreviewExpired when nothing is kept under the token for
-    this user and record. The caller has checked that `user` is the approved claimant."""
+    the kept text is dropped. Raises RateLimited (see the module docstring), PreviewExpired
+    when nothing is kept under the token for this user and record. The caller has checked
+    that `user` is the approved claimant."""
+    _rate_limit("bibtex_confirm", user, client_address)
     key = _pending_key(user, researcher, token)
     pending = cache.get(key) if token else None
     if not isinstance(pending, dict):

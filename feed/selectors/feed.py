@@ -310,9 +310,51 @@ def _page_statement(limit: int) -> str:
 # The statement of a page of PAGE_SIZE (and one more row, to know whether a next page exists).
 _PAGE_SQL = _page_statement(PAGE_SIZE + 1)
 
-_NEW_COUNT_SQL = f"""
+
+@cache
+def _new_count_sql(cap: int, scan_from_follows: int, scan_budget: int) -> str:
+    """The new-items count, counting up to `cap`: the page's two paths applied above the
+    watermark (numbers written in, as in _page_sql)."""
+    return f"""
 WITH {_FOLLOWED},
--- Each followed record's newest arrival after the watermark, if it has one.
+follow_count AS MATERIALIZED (
+    SELECT (SELECT count(*) FROM followed_researchers)
+           + (SELECT count(*) FROM followed_topics) AS n
+),
+-- Path A, the arrival scan: the works that arrived after the watermark, newest first, each kept
+-- if an author or a topic of it is an unmuted follow, up to the cap.
+hits AS MATERIALIZED (
+    SELECT w.id FROM (
+        SELECT created_at, id FROM publications_work
+        WHERE (SELECT n >= {scan_from_follows} FROM follow_count)
+          AND created_at > (SELECT read_through FROM watermark)
+        ORDER BY created_at DESC, id DESC
+        LIMIT (SELECT n * {scan_budget} FROM follow_count)
+    ) w
+    WHERE EXISTS (
+            SELECT 1 FROM publications_authorship a
+            JOIN researchers_follow f ON f.user_id = %(user_id)s
+             AND f.researcher_id = a.researcher_id AND NOT f.muted
+            WHERE a.work_id = w.id OFFSET 0)
+       OR EXISTS (
+            SELECT 1 FROM publications_worktopic wt
+            JOIN feed_topicfollow f ON f.user_id = %(user_id)s
+             AND f.topic_id = wt.topic_id AND NOT f.muted
+            WHERE wt.work_id = w.id OFFSET 0)
+    LIMIT {cap}
+),
+-- Path A's count is the answer when it reached the cap, or when it read every work that
+-- arrived after the watermark (fewer than its budget; an index-only count, made only then).
+path_a AS MATERIALIZED (
+    SELECT (SELECT n >= {scan_from_follows} FROM follow_count)
+           AND ((SELECT count(*) FROM hits) >= {cap}
+                OR (SELECT count(*) FROM (
+                        SELECT 1 FROM publications_work
+                        WHERE created_at > (SELECT read_through FROM watermark)
+                        LIMIT (SELECT n * {scan_budget} FROM follow_count) + 1) arrived)
+                   <= (SELECT n * {scan_budget} FROM follow_count)) AS done
+),
+-- Path B: each followed record's newest arrival after the watermark, if it has one.
 newest AS MATERIALIZED (
     SELECT 'r' AS kind, f.id, m.work_id
     FROM followed_researchers f CROSS JOIN watermark wm CROSS JOIN LATERAL (
@@ -329,28 +371,36 @@ newest AS MATERIALIZED (
     ) m
 )
 SELECT CASE
+    WHEN (SELECT done FROM path_a) THEN (SELECT count(*) FROM hits)
     -- As many distinct newest works as the cap: enough said, nothing more is read.
-    WHEN (SELECT count(*) FROM (SELECT DISTINCT work_id FROM newest LIMIT %(cap)s) d) >= %(cap)s
-    THEN %(cap)s
+    WHEN (SELECT count(*) FROM (SELECT DISTINCT work_id FROM newest LIMIT {cap}) d) >= {cap}
+    THEN {cap}
     -- Otherwise only the records with something new are read, each up to the cap.
     ELSE (SELECT count(*) FROM (
         SELECT DISTINCT work_id FROM (
             SELECT c.work_id FROM newest n CROSS JOIN watermark wm CROSS JOIN LATERAL (
                 SELECT a.work_id FROM publications_authorship a
                 WHERE a.researcher_id = n.id AND a.work_created_at > wm.read_through
-                LIMIT %(cap)s
+                LIMIT {cap}
             ) c WHERE n.kind = 'r'
             UNION ALL
             SELECT c.work_id FROM newest n CROSS JOIN watermark wm CROSS JOIN LATERAL (
                 SELECT wt.work_id FROM publications_worktopic wt
                 WHERE wt.topic_id = n.id AND wt.work_created_at > wm.read_through
-                LIMIT %(cap)s
+                LIMIT {cap}
             ) c WHERE n.kind = 't'
         ) matched
-        LIMIT %(cap)s
+        LIMIT {cap}
     ) capped)
 END
 """
+
+
+def _new_count_statement() -> str:
+    return _new_count_sql(NEW_COUNT_CAP + 1, ARRIVAL_SCAN_FROM_FOLLOWS, ARRIVAL_SCAN_BUDGET)
+
+
+_NEW_COUNT_SQL = _new_count_statement()
 
 
 def feed_page(user: User, *, cursor: str | None = None, page_size: int = PAGE_SIZE) -> FeedPage:
@@ -390,7 +440,7 @@ def feed_new_count(user: User) -> int:
     NEW_COUNT_CAP + 1 (show "50+" above the cap). Before the first "mark all read" the
     watermark is when the user joined. One query."""
     with connection.cursor() as db:
-        db.execute(_NEW_COUNT_SQL, {"user_id": user.pk, "cap": NEW_COUNT_CAP + 1})
+        db.execute(_new_count_statement(), {"user_id": user.pk})
         return int(db.fetchone()[0])
 
 

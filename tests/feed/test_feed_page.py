@@ -187,6 +187,7 @@ def test_another_users_follows_do_not_reach_my_feed(alice, bob):
     assert len(selectors.feed_page(bob).items) == 1
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_mark_all_read_is_one_write_and_clears_the_badge(
     alice, alice_client, django_assert_num_queries
 ):
@@ -213,6 +214,7 @@ def test_mark_all_read_is_one_write_and_clears_the_badge(
     assert selectors.feed_new_count(alice) == 1
 
 
+@pytest.mark.usefixtures("feed_path")
 def test_the_new_count_stops_at_fifty_one(alice, alice_client):
     alice.date_joined = minutes_ago(1000)
     alice.save()
@@ -222,6 +224,41 @@ def test_the_new_count_stops_at_fifty_one(alice, alice_client):
         work_by(ada)
     assert selectors.feed_new_count(alice) == 51
     assert "50+" in alice_client.get(reverse("feed:new-badge")).content.decode()
+
+
+@pytest.mark.usefixtures("feed_path")
+@pytest.mark.parametrize("new_works", [0, 7, 80])
+def test_the_new_count_is_every_followed_work_after_the_watermark_up_to_51(alice, new_works):
+    import random
+
+    rng = random.Random(new_works)
+    alice.date_joined = minutes_ago(1000)
+    alice.save()
+    researchers = ResearcherFactory.create_batch(6)
+    topic = TopicFactory()
+    for researcher in researchers[:4]:
+        follow_create(user=alice, researcher=researcher)
+    services.follow_create(user=alice, target=topic)
+    services.follow_mute_set(user=alice, target=researchers[0], muted=True)
+    followed = set(researchers[1:4])
+    for _ in range(10):  # read before the watermark
+        work_by(*rng.sample(researchers, 2), at=minutes_ago(900))
+    services.feed_mark_read(user=alice, through=minutes_ago(500))
+    # The new works the user follows (by a followed researcher, two of them, or the topic),
+    # interleaved with works of the muted researcher and of researchers not followed.
+    others = [researchers[0], researchers[4], researchers[5]]
+    for n in range(new_works):
+        authors = rng.sample(sorted(followed, key=lambda r: r.pk), rng.randint(1, 2))
+        with_topic = n % 5 == 0
+        work_by(
+            *authors,
+            *rng.sample(others, 1),
+            topics=[topic] if with_topic else [],
+            at=minutes_ago(400 - n),
+        )
+        work_by(*rng.sample(others, 2), at=minutes_ago(400 - n))
+    work_by(researchers[5], topics=[topic], at=minutes_ago(100))
+    assert selectors.feed_new_count(alice) == min(new_works + 1, 51)
 
 
 def test_mark_read_never_moves_the_watermark_back_or_past_now(alice):

@@ -179,9 +179,9 @@ _BECAUSE_COLUMNS = """       -- Why: the byline's and the topics' unmuted follow
 # The arrival scan (path A of the page statement) is tried for users who follow at least this
 # many researchers and topics (unmuted), and reads at most this many works per follow below the
 # cursor before it gives way to the per-follow probes (path B). Below the threshold path B's F
-# probes cost less than the scan's reads (a page of 500 researchers' works lies a few hundred
+# probes cost no more than the scan's reads (a page of 500 researchers' works lies a few hundred
 # works away, at five authors each); a scan that finds no full page within its budget (quiet
-# follows, or the feed's last page) wasted about as much as path B's own probes cost.
+# follows, or the feed's last page) wasted F works' reads, about five cheap probes each.
 ARRIVAL_SCAN_FROM_FOLLOWS = 1000
 ARRIVAL_SCAN_BUDGET = 1
 

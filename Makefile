@@ -55,6 +55,7 @@ test: services install lint
 bench: migrate
 	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }
 	$(PY) -m tests.bench.import_bench --works $(BENCH_WORKS)
+	$(PY) -m tests.bench.sources_bench --records 100000
 	$(PY) -m tests.bench.worker_import_bench --works $(BENCH_WORKS)
 	$(PY) -m tests.bench.search_bench
 	$(PY) -m tests.bench.graph_bench

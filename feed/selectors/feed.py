@@ -186,6 +186,21 @@ ARRIVAL_SCAN_FROM_FOLLOWS = 1000
 ARRIVAL_SCAN_BUDGET = 1
 
 
+# The arrival scans' test of one work w: an author or a topic of it is an unmuted follow of the
+# user. OFFSET 0 keeps each check a per-work probe (not a hash of every followed record's works).
+_FOLLOWED_WORK_CONDITION = """    WHERE EXISTS (
+            SELECT 1 FROM publications_authorship a
+            JOIN researchers_follow f ON f.user_id = %(user_id)s
+             AND f.researcher_id = a.researcher_id AND NOT f.muted
+            WHERE a.work_id = w.id OFFSET 0)
+       OR EXISTS (
+            SELECT 1 FROM publications_worktopic wt
+            JOIN feed_topicfollow f ON f.user_id = %(user_id)s
+             AND f.topic_id = wt.topic_id AND NOT f.muted
+            WHERE wt.work_id = w.id OFFSET 0)
+"""
+
+
 @cache
 def _page_sql(limit: int, scan_from_follows: int, scan_budget: int) -> str:
     """The page statement for pages of `limit` rows: path A (the arrival scan) or path B (steps
@@ -223,17 +238,7 @@ scanned AS MATERIALIZED (
         ORDER BY created_at DESC, id DESC
         LIMIT (SELECT n * {scan_budget} FROM follow_count)
     ) w
-    WHERE EXISTS (
-            SELECT 1 FROM publications_authorship a
-            JOIN researchers_follow f ON f.user_id = %(user_id)s
-             AND f.researcher_id = a.researcher_id AND NOT f.muted
-            WHERE a.work_id = w.id OFFSET 0)
-       OR EXISTS (
-            SELECT 1 FROM publications_worktopic wt
-            JOIN feed_topicfollow f ON f.user_id = %(user_id)s
-             AND f.topic_id = wt.topic_id AND NOT f.muted
-            WHERE wt.work_id = w.id OFFSET 0)
-    ORDER BY w.created_at DESC, w.id DESC LIMIT {limit}
+{_FOLLOWED_WORK_CONDITION}    ORDER BY w.created_at DESC, w.id DESC LIMIT {limit}
 ),
 -- Path B when path A was not tried or found less than a page within its budget.
 path_b AS MATERIALIZED (
@@ -331,17 +336,7 @@ hits AS MATERIALIZED (
         ORDER BY created_at DESC, id DESC
         LIMIT (SELECT n * {scan_budget} FROM follow_count)
     ) w
-    WHERE EXISTS (
-            SELECT 1 FROM publications_authorship a
-            JOIN researchers_follow f ON f.user_id = %(user_id)s
-             AND f.researcher_id = a.researcher_id AND NOT f.muted
-            WHERE a.work_id = w.id OFFSET 0)
-       OR EXISTS (
-            SELECT 1 FROM publications_worktopic wt
-            JOIN feed_topicfollow f ON f.user_id = %(user_id)s
-             AND f.topic_id = wt.topic_id AND NOT f.muted
-            WHERE wt.work_id = w.id OFFSET 0)
-    LIMIT {cap}
+{_FOLLOWED_WORK_CONDITION}    LIMIT {cap}
 ),
 -- Path A's count is the answer when it reached the cap, or when it read every work that
 -- arrived after the watermark (fewer than its budget; an index-only count, made only then).

@@ -383,11 +383,15 @@ class ImportRun(models.Model):
 
 
 class ImportChunk(models.Model):
-    """A slice of one input file. next_line only moves forward, in the transaction of the batch
-    it covers, so a chunk restarted after a crash resumes at its last committed batch."""
+    """A slice of one input file, or a run of small files read one after the other (paths; an
+    ORCID folder holds a record per file). Lines number the chunk's records. next_line only
+    moves forward, in the transaction of the batch it covers, so a chunk restarted after a
+    crash resumes at its last committed batch."""
 
     run = models.ForeignKey(ImportRun, on_delete=models.CASCADE, related_name="chunks")
     path = models.TextField()
+    # The files of a chunk of small files, in reading order; path is then their folder.
+    paths = ArrayField(models.TextField(), default=list, blank=True)
     entity = models.CharField(max_length=20, blank=True)
     start_line = models.PositiveBigIntegerField()
     end_line = models.PositiveBigIntegerField()

@@ -43,7 +43,8 @@ _DONE = object()
 def _chunk_lines(chunk: ImportChunk, source: str) -> Iterator[tuple[int, int | None, bytes]]:
     """(number, byte offset or None, raw record) of the chunk from its next record on.
     OpenAlex files are read by line (and byte offset); other sources by their reader, whose
-    records are numbered from 1 in the file (publications.importers.sources)."""
+    records are numbered from 1 in the file, or across the chunk's files when it has several
+    (publications.importers.sources)."""
     path = Path(chunk.path)
     if source == OPENALEX:
         yield from snapshot.read_lines(
@@ -55,9 +56,13 @@ def _chunk_lines(chunk: ImportChunk, source: str) -> Iterator[tuple[int, int | N
         )
         return
     reader = sources.reader_of(source)
-    for number, raw in sources.read_records(
-        reader, path, start=chunk.next_line, end=chunk.end_line
-    ):
+    if chunk.paths:
+        records = sources.read_records_of_files(
+            reader, [Path(p) for p in chunk.paths], start=chunk.next_line, end=chunk.end_line
+        )
+    else:
+        records = sources.read_records(reader, path, start=chunk.next_line, end=chunk.end_line)
+    for number, raw in records:
         yield number, None, raw
 
 

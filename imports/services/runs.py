@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
@@ -119,25 +122,25 @@ def import_source_run_create(
     reader = sources.reader_of(source)
     files, skipped = reader.files(list(paths))
     chunk_records = chunk_records or settings.IMPORT_CHUNK_LINES
-    plans = []
-    for path in files:
-        total = sources.count_records(reader, path)
-        plans += [
-            (path, start, min(start + chunk_records, total))
-            for start in range(0, total, chunk_records)
-        ]
+    plans = _source_chunk_plans(reader, files, chunk_records=chunk_records)
     with transaction.atomic():
         run = ImportRun.objects.create(
             source=source,
             description="\n".join(str(p) for p in paths),
-            records_total=sum(end - start for _, start, end in plans),
+            records_total=sum(plan.end - plan.start for plan in plans),
             chunks_total=len(plans),
         )
         ImportChunk.objects.bulk_create(
             ImportChunk(
-                run=run, path=str(path), entity="", start_line=start, end_line=end, next_line=start
+                run=run,
+                path=plan.path,
+                paths=plan.paths,
+                entity="",
+                start_line=plan.start,
+                end_line=plan.end,
+                next_line=plan.start,
             )
-            for path, start, end in plans
+            for plan in plans
         )
         if not plans:
             ImportRun.objects.filter(id=run.id).update(
@@ -147,3 +150,52 @@ def import_source_run_create(
             )
     run.refresh_from_db()
     return run, skipped
+
+
+@dataclass
+class _SourceChunkPlan:
+    path: str
+    start: int
+    end: int
+    paths: list[str] = field(default_factory=list)
+
+
+def _source_chunk_plans(
+    reader: sources.Reader, files: Sequence[Path], *, chunk_records: int
+) -> list[_SourceChunkPlan]:
+    """Chunks of at most chunk_records records: a large file is split into several; small files
+    that follow each other are read as one chunk (an ORCID folder holds one record per file:
+    a chunk each would make a transaction, a task and a commit per record)."""
+    plans: list[_SourceChunkPlan] = []
+    group: list[Path] = []
+    grouped = 0
+
+    def close_group() -> None:
+        nonlocal group, grouped
+        if len(group) == 1:
+            plans.append(_SourceChunkPlan(str(group[0]), 0, grouped))
+        elif group:
+            plans.append(
+                _SourceChunkPlan(
+                    os.path.commonpath([str(p) for p in group]), 0, grouped, [str(p) for p in group]
+                )
+            )
+        group, grouped = [], 0
+
+    for path in files:
+        total = sources.count_records(reader, path)
+        if total == 0:
+            continue
+        if total >= chunk_records:
+            close_group()
+            plans += [
+                _SourceChunkPlan(str(path), start, min(start + chunk_records, total))
+                for start in range(0, total, chunk_records)
+            ]
+            continue
+        if grouped + total > chunk_records:
+            close_group()
+        group.append(path)
+        grouped += total
+    close_group()
+    return plans

@@ -173,6 +173,8 @@ def files_with_suffixes(
 
 
 def count_records(reader: Reader, path: Path) -> int:
+    if getattr(reader, "one_record_per_file", False):
+        return 1  # without reading the file: a folder of them is planned in one pass
     return sum(1 for _ in reader.records(path))
 
 
@@ -186,3 +188,24 @@ def read_records(
         if number > end:
             return
         yield number, raw
+
+
+def read_records_of_files(
+    reader: Reader, paths: Sequence[Path], *, start: int, end: int
+) -> Iterator[tuple[int, bytes]]:
+    """The records numbered start+1 .. end of these files read one after the other (numbers
+    from 1 across them), as (number, raw). Files before start are counted, not parsed, when
+    the reader has one record per file."""
+    number = 0
+    one_each = getattr(reader, "one_record_per_file", False)
+    for path in paths:
+        if one_each and number + 1 <= start:
+            number += 1
+            continue
+        for raw in reader.records(path):
+            number += 1
+            if number <= start:
+                continue
+            if number > end:
+                return
+            yield number, raw

@@ -173,6 +173,9 @@ class OrcidReader:
     the answer wrapped with the iD and file name the mapper may need (a /works answer names
     its iD only in the path; a member payload's section only in its file name)."""
 
+    # Every file is one record (records() yields exactly one, whatever the file holds).
+    one_record_per_file = True
+
     def files(self, paths: Sequence[str]) -> tuple[list[Path], list[str]]:
         from publications.importers.sources import files_with_suffixes
 

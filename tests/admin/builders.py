@@ -14,10 +14,12 @@ from publications.models import (
     ImportChunk,
     ImportIssue,
     ImportRun,
+    MergedWork,
     NameOnlyAuthor,
     Source,
     Topic,
     Work,
+    WorkListedBy,
     WorkSource,
     WorkTopic,
     WorkVersion,
@@ -191,6 +193,21 @@ def one_name_only_author() -> NameOnlyAuthor:
     )
 
 
+def one_merged_work() -> MergedWork:
+    survivor = work()
+    return MergedWork.objects.create(id=survivor.pk + 1_000_000, survivor=survivor)
+
+
+def one_work_listed_by() -> WorkListedBy:
+    return WorkListedBy.objects.create(
+        work=work(),
+        researcher=researcher(),
+        origin="orcid",
+        origin_id="0000-0002-1825-0097:1",
+        position=None,
+    )
+
+
 def one_cv_entry() -> CVEntry:
     return CVEntry.objects.create(
         researcher=researcher(),
@@ -219,5 +236,7 @@ ONE_ROW = {
     WorkSource: one_work_source,
     WorkVersion: one_work_version,
     NameOnlyAuthor: one_name_only_author,
+    MergedWork: one_merged_work,
+    WorkListedBy: one_work_listed_by,
     CVEntry: one_cv_entry,
 }

@@ -11,8 +11,10 @@ from publications.models import (
     ImportChunk,
     ImportIssue,
     ImportRun,
+    MergedWork,
     NameOnlyAuthor,
     Work,
+    WorkListedBy,
     WorkSource,
     WorkVersion,
 )
@@ -31,6 +33,8 @@ READ_ONLY_MODELS = {
     WorkSource,
     WorkVersion,
     NameOnlyAuthor,
+    MergedWork,
+    WorkListedBy,
     CVEntry,
 }
 EDITABLE_MODELS = [model for model in MODELS if model not in READ_ONLY_MODELS]

@@ -192,11 +192,13 @@ def _references_commit(batch: ParsedBatch) -> None:
     works, whom the pages list with none.
     """
     prepared = batch.prepared.get("works")
-    if not prepared:
-        return
+    if not prepared or prepared.references is not None:
+        return  # nothing to name, or committed by an earlier attempt of this batch
     try:
         with transaction.atomic(), connection.cursor() as cursor:
-            write_work_references(cursor.cursor, prepared)
+            references = write_work_references(cursor.cursor, prepared)
+        # Committed: the batch's write reads these ids instead of writing the rows again.
+        prepared.references = references
     except DATABASE_ERRORS as exc:
         if _is_retryable(exc):
             raise

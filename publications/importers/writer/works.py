@@ -69,6 +69,9 @@ class PreparedWorks:
     hashes: list[str]
     contributions: list[dict[str, Any]]
     identifier_warnings: list[Warning_] = field(default_factory=list)
+    # What write_work_references returned, once a transaction of its own committed it (see
+    # imports.services.batches): write_works then reads these ids instead of writing again.
+    references: tuple[dict[str, int], dict[str, int]] | None = None
 
 
 def prepare_works(records: Sequence[WorkRecord]) -> PreparedWorks:
@@ -267,10 +270,10 @@ def write_work_references(
     they are new; rows that exist are neither changed nor locked. Returns the venues' ids by
     venue key and the researchers' ids by OpenAlex id.
 
-    write_works does this first. A caller may also do it in a short transaction of its own
-    before the batch's (imports.services.batches): a new row then commits at once, instead of
-    at the end of the batch, and a concurrent batch naming the same new author waits for
-    milliseconds rather than for the whole of the other batch.
+    write_works does this first, unless prepared.references holds what a caller already
+    committed in a short transaction of its own before the batch's (imports.services.batches):
+    a new row then commits at once, instead of at the end of the batch, and a concurrent batch
+    naming the same new author waits for milliseconds rather than for the whole of the other.
     """
     upsert_source_refs(cursor, prepared.sources)
     venue_ids = upsert_venue_refs(cursor, prepared.venues)
@@ -293,7 +296,11 @@ def write_works(
         prepared = prepare_works(records)
     result = WriteResult()
     result.warnings.extend(prepared.identifier_warnings)
-    venue_ids, openalex_researcher_ids = write_work_references(cursor, prepared)
+    if prepared.references is not None:
+        # Copies: the write adds to them, and a rolled-back attempt must not leave its ids.
+        venue_ids, openalex_researcher_ids = (dict(ids) for ids in prepared.references)
+    else:
+        venue_ids, openalex_researcher_ids = write_work_references(cursor, prepared)
 
     # 2. Source records seen before: unchanged ones stop here.
     cursor.execute(

@@ -81,8 +81,11 @@ def researchers_follow_up_in_slices(researcher_ids: list[int], *, label: str = "
     if not researcher_ids:
         return
     logger.info("%sfollowing up %d researchers whose works changed", label, len(researcher_ids))
-    with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {', '.join(_FOLLOW_UP_TABLES)}")
+    if len(researcher_ids) >= FOLLOW_UP_SLICE:
+        # Only after a bulk load do the statistics mislead; a small drain (a beat tick after a
+        # few batches) would spend longer sampling the large tables than refreshing its rows.
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {', '.join(_FOLLOW_UP_TABLES)}")
     size = max(FOLLOW_UP_SLICE, -(-len(researcher_ids) // FOLLOW_UP_SLICES))
     for start in range(0, len(researcher_ids), size):
         with transaction.atomic():

@@ -97,6 +97,34 @@ def ensure_database(url: str) -> None:
             say(f"created database {name}")
 
 
+def bench_environment(database: str, *, redis_db: int) -> tuple[str, dict[str, str], Path]:
+    """A benchmark's database (created and migrated when missing), the environment of the
+    commands it runs, and its folder under bench-data/ (logs, dumps, its report).
+
+    Its own Redis database and queue names: the imports' cache writes and queued tasks never
+    reach the dev site's cache or a dev worker. Queue and application names set in the caller's
+    environment are dropped, so they cannot point the benchmark's workers elsewhere.
+    """
+    work_dir = DATA_DIR / database
+    work_dir.mkdir(parents=True, exist_ok=True)
+    url = bench_database_url(database)
+    redis = urlsplit(os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DEBUG": "false",
+        "REDIS_URL": redis._replace(path=f"/{redis_db}").geturl(),
+        "CELERY_DEFAULT_QUEUE": f"bzpeer-{database}",
+    }
+    for name in ("CELERY_BROKER_URL", "CELERY_IMPORTS_QUEUE", "CELERY_GRAPH_QUEUE", "PGAPPNAME"):
+        env.pop(name, None)
+    env.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
+    ensure_database(url)
+    say(f"migrating {database} ...")
+    manage(["migrate", "--noinput"], env=env, log=work_dir / "migrate.log")
+    return url, env, work_dir
+
+
 def manage(args: Sequence[str], *, env: dict[str, str], log: Path | None = None) -> None:
     output = log.open("wb") if log else subprocess.DEVNULL
     try:
@@ -749,24 +777,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     authors = options.authors or max(1, options.works // 2)
 
-    work_dir = DATA_DIR / options.database  # logs, the COPY dump and the report of this database
-    work_dir.mkdir(parents=True, exist_ok=True)
-    url = bench_database_url(options.database)
-    redis = urlsplit(os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DEBUG": "false",
-        # Its own Redis database and queue names: the import's cache writes and queued graph
-        # refreshes never reach the dev site's cache or a dev worker.
-        "REDIS_URL": redis._replace(path=f"/{options.redis_db}").geturl(),
-        "CELERY_DEFAULT_QUEUE": f"bzpeer-{options.database}",
-    }
-    env.pop("CELERY_BROKER_URL", None)
-    env.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
-    ensure_database(url)
-    say(f"migrating {options.database} ...")
-    manage(["migrate", "--noinput"], env=env, log=work_dir / "migrate.log")
+    url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
     corpus = corpus_prepare(
         works=options.works,
         authors=authors,

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import shutil
 import sys
@@ -32,7 +31,6 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
 import orjson
@@ -42,18 +40,15 @@ from psycopg import sql
 from tests.bench.import_bench import (
     BUSY_SHARE,
     DATA_DIR,
-    DEFAULT_REDIS_URL,
     MEMORY_BUDGET_MB,
     REPO_ROOT,
     Corpus,
     ProcessFigures,
-    bench_database_url,
+    bench_environment,
     busy_note,
     corpus_prepare,
-    ensure_database,
     git_revision,
     machine_describe,
-    manage,
     other_imports_running,
     run_measured,
     say,
@@ -981,22 +976,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown := set(chosen) - set(SOURCES):
         parser.error(f"unknown sources: {', '.join(sorted(unknown))}")
 
-    work_dir = DATA_DIR / options.database
-    work_dir.mkdir(parents=True, exist_ok=True)
-    url = bench_database_url(options.database)
-    redis = urlsplit(os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DEBUG": "false",
-        "REDIS_URL": redis._replace(path=f"/{options.redis_db}").geturl(),
-        "CELERY_DEFAULT_QUEUE": f"bzpeer-{options.database}",
-    }
-    env.pop("CELERY_BROKER_URL", None)
-    env.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
-    ensure_database(url)
-    say(f"migrating {options.database} ...")
-    manage(["migrate", "--noinput"], env=env, log=work_dir / "migrate.log")
+    url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
     corpus = corpus_prepare(
         works=options.records,
         authors=max(1, options.records // 2),

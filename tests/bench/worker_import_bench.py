@@ -37,25 +37,20 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import psycopg
 
 from tests.bench.import_bench import (
     BOOKKEEPING_TABLES,
-    DATA_DIR,
     DATA_TABLES,
-    DEFAULT_REDIS_URL,
     REPO_ROOT,
     Corpus,
     MachineCpu,
-    bench_database_url,
+    bench_environment,
     copy_measure,
     corpus_prepare,
-    ensure_database,
     git_revision,
     machine_describe,
-    manage,
     other_imports_running,
     other_work_share,
     say,
@@ -472,24 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     authors = options.authors or max(1, options.works // 2)
 
-    work_dir = DATA_DIR / options.database
-    work_dir.mkdir(parents=True, exist_ok=True)
-    url = bench_database_url(options.database)
-    redis = urlsplit(os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DEBUG": "false",
-        "REDIS_URL": redis._replace(path=f"/{options.redis_db}").geturl(),
-        "CELERY_DEFAULT_QUEUE": f"bzpeer-{options.database}",
-        "IMPORT_CHUNK_LINES": str(options.chunk_lines),
-    }
-    for name in ("CELERY_BROKER_URL", "CELERY_IMPORTS_QUEUE", "CELERY_GRAPH_QUEUE", "PGAPPNAME"):
-        env.pop(name, None)
-    env.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
-    ensure_database(url)
-    say(f"migrating {options.database} ...")
-    manage(["migrate", "--noinput"], env=env, log=work_dir / "migrate.log")
+    url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
+    env["IMPORT_CHUNK_LINES"] = str(options.chunk_lines)
     subprocess.run(
         ["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], check=False, capture_output=True
     )

@@ -45,7 +45,7 @@ from pathlib import PurePath
 
 import orjson
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from rest_framework import status
@@ -56,7 +56,8 @@ from claims.ratelimit import RateLimited as ClaimsRateLimited
 from claims.ratelimit import rate_limit_check
 from publications.importers.bibtex.reader import bibtex_records
 from publications.importers.records import BIBTEX, AuthorshipRecord, WorkRecord
-from publications.importers.writer import prepare_works
+from publications.importers.writer import WriteResult, prepare_works
+from publications.importers.writer.slots import Slot, SlotWrites, byline_slots, slots_write
 from publications.models import (
     Authorship,
     ImportIssue,
@@ -65,7 +66,7 @@ from publications.models import (
     Work,
     WorkSource,
 )
-from researchers.models import Researcher, VerificationLevel
+from researchers.models import Researcher
 from researchers.names import GivenNames, PersonName, names_compare, normalize_name, person_name
 
 from ..parsing import ParsedBatch, issue_text
@@ -464,8 +465,9 @@ def bibtex_upload_confirm(
 
 def _attach_to_matched(*, run: ImportRun, researcher: Researcher, plan: UploadPlan) -> list[str]:
     """The claimant on the matched works whose shown byline is another source's and does not
-    list them yet: on the slot compatible with their name when it holds no identified person.
-    Returns the titles of the works they could not be attached to (each an import issue)."""
+    list them yet: on the slot most compatible with their name, when it names nobody or an
+    unclaimed name-only record (the writer's slot rule, writer/slots.py). Returns the titles of
+    the works they could not be attached to (each an import issue). A fixed number of queries."""
     records: list[WorkRecord] = plan.batch.records["works"]
     work_of = dict(
         WorkSource.objects.filter(
@@ -478,62 +480,65 @@ def _attach_to_matched(*, run: ImportRun, researcher: Researcher, plan: UploadPl
             "work_id", flat=True
         )
     )
-    missing = work_ids - listed
+    missing = sorted(work_ids - listed)
     if not missing:
         return []
     claimant = _claimant_names(researcher)
-    bylines: dict[int, list[Authorship]] = {}
-    for authorship in (
-        Authorship.objects.filter(work_id__in=missing)
-        .select_related("researcher", "work")
-        .order_by("work_id", "position")
-    ):
-        bylines.setdefault(authorship.work_id, []).append(authorship)
-    followed: set[int] = {researcher.pk}
-    not_attached: list[str] = []
-    for work_id in sorted(missing):
-        byline = bylines.get(work_id, [])
-        scored = [
-            (names_compare(person_name(a.raw_name), own), -a.position, a)
-            for a in byline
-            for own in claimant
-        ]
-        scored = [s for s in scored if s[0] != GivenNames.INCOMPATIBLE]
-        slot = max(scored, key=lambda s: (s[0], s[1]))[2] if scored else None
-        holder = slot.researcher if slot else None
-        if slot is not None and (holder is None or _is_unclaimed_name_only(holder)):
-            Authorship.objects.filter(pk=slot.pk).update(researcher=researcher)
-            if holder is not None:
-                followed.add(holder.pk)
-                # The L0 record made for this name on the work's source records is the claimant.
-                NameOnlyAuthor.objects.filter(
-                    researcher=holder,
-                    origin_id__in=WorkSource.objects.filter(work_id=work_id).values("origin_id"),
-                ).update(researcher=researcher)
-            continue
-        title = byline[0].work.title if byline else str(work_id)
-        reason = (
-            f"work {work_id} lists {slot.raw_name!r} as another researcher ({holder.slug})"
-            if slot is not None and holder is not None
-            else f"work {work_id}'s author list has no name that can be {researcher.display_name}"
-        )
-        ImportIssue.objects.create(
+    titles = dict(Work.objects.filter(pk__in=missing).values_list("pk", "title"))
+    writes, written = SlotWrites(), WriteResult()
+    refused: list[tuple[int, Slot | None]] = []
+    with connection.cursor() as cursor:
+        bylines = byline_slots(cursor.cursor, missing)
+        for work_id in missing:
+            slot = _most_compatible(bylines.get(work_id, []), claimant)
+            if slot is not None and slot.replaceable:
+                writes.take(work_id, slot, researcher.pk, written)
+            else:
+                refused.append((work_id, slot))
+        slots_write(cursor.cursor, writes)
+    holders = dict(
+        Researcher.objects.filter(
+            pk__in=[slot.researcher_id for _, slot in refused if slot is not None]
+        ).values_list("pk", "slug")
+    )
+    issues = [
+        ImportIssue(
             run=run,
             severity=ImportIssue.Severity.WARNING,
             path=plan.origin_file,
             entity="works",
             external_id=str(work_id),
-            reason=f"added as a source of the work but not attached to {researcher.slug}: {reason}",
+            reason=f"added as a source of the work but not attached to {researcher.slug}: "
+            + (
+                f"work {work_id} lists {slot.raw_name!r} as another researcher "
+                f"({holders.get(slot.researcher_id or 0, slot.researcher_id)})"
+                if slot is not None
+                else f"work {work_id}'s author list has no name that can be "
+                f"{researcher.display_name}"
+            ),
         )
-        not_attached.append(title)
-    researchers_follow_up(researcher_ids=followed)
-    return not_attached
-
-
-def _is_unclaimed_name_only(researcher: Researcher) -> bool:
-    return (
-        researcher.verification_level == VerificationLevel.NAME_ONLY
-        and researcher.claimed_by_id is None
-        and not researcher.openalex_id
-        and not researcher.orcid
+        for work_id, slot in refused
+    ]
+    ImportIssue.objects.bulk_create(issues)
+    researchers_follow_up(
+        researcher_ids={researcher.pk}
+        | written.touched_researcher_ids
+        | written.unlinked_researcher_ids
     )
+    return [titles.get(int(issue.external_id), issue.external_id) for issue in issues]
+
+
+def _most_compatible(slots: Sequence[Slot], claimant: Sequence[PersonName]) -> Slot | None:
+    """The slot whose name is most compatible with one of the claimant's (the first of equals),
+    whoever holds it: the caller attaches them only when it is replaceable, and says who holds
+    it otherwise."""
+    best: tuple[int, int] | None = None
+    chosen = None
+    for slot in slots:
+        level = max((names_compare(person_name(slot.raw_name), own) for own in claimant), default=0)
+        if level == GivenNames.INCOMPATIBLE:
+            continue
+        score = (int(level), -slot.position)
+        if best is None or score > best:
+            best, chosen = score, slot
+    return chosen

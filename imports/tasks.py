@@ -92,7 +92,25 @@ def import_run_enqueue(run_id: int) -> None:
 )
 def researchers_follow_up_drain() -> int:
     cache.delete(_DRAIN_QUEUED)
-    return services.researchers_follow_up_drain()
+    return services.researchers_follow_up_drain(slices_send=_slices_send)
+
+
+# One slice is one transaction of at most a tenth of a drain's researchers (a few tens of
+# seconds at 1M works); the limit, the retry and the late ack are the drain's, for its reasons.
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=60 * 60,
+    autoretry_for=(OperationalError,),
+    retry_backoff=2,
+    max_retries=5,
+)
+def researchers_follow_up_slice(row_id: int) -> int:
+    return services.researchers_follow_up_slice(row_id=row_id)
+
+
+def _slices_send(row_ids: list[int]) -> None:
+    group(researchers_follow_up_slice.si(row_id) for row_id in row_ids).apply_async()
 
 
 # Set while a drain waits in the queue, so beat and finishing runs queue one, not one a minute

@@ -466,6 +466,9 @@ IMPORT_CHUNK_LINES = env.int("IMPORT_CHUNK_LINES", default=20000)
 # During a run on the workers, the metrics and trust of the researchers it touched catch up when
 # it finishes, or after this many seconds if it runs longer (imports.services.follow_up).
 IMPORT_FOLLOW_UP_MAX_LAG = timedelta(seconds=env.int("IMPORT_FOLLOW_UP_MAX_LAG", default=30 * 60))
+# Researchers followed up in one transaction (at least; a drain makes at most about ten). A drain
+# on a worker with two slices or more hands them to the workers, one task each.
+IMPORT_FOLLOW_UP_SLICE = env.int("IMPORT_FOLLOW_UP_SLICE", default=5000)
 
 # Every line names its request or Celery task (bzpeer.request_context); LOG_FORMAT=json writes
 # one JSON object per line for a log collector.

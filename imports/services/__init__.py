@@ -22,6 +22,7 @@ from .follow_up import (
     researchers_follow_up_drain,
     researchers_follow_up_drain_due,
     researchers_follow_up_in_slices,
+    researchers_follow_up_slice,
 )
 from .in_process import (
     import_fetch_process,
@@ -59,5 +60,6 @@ __all__ = [
     "researchers_follow_up_drain",
     "researchers_follow_up_drain_due",
     "researchers_follow_up_in_slices",
+    "researchers_follow_up_slice",
     "run_counts_add",
 ]

@@ -18,7 +18,7 @@ This is why the import pipeline sits above graph and claims: it calls their serv
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -55,10 +55,10 @@ def researchers_follow_up_defer(*, researcher_ids: Collection[int]) -> None:
         PendingFollowUp.objects.create(researcher_ids=sorted(researcher_ids))
 
 
-# Researchers are followed up in slices, each its own transaction, so row locks stay short; but
-# in no more than about ten, since each slice's statements read whole tables (works, work topics)
-# once PostgreSQL judges the slice large, which after a bulk load it does.
-FOLLOW_UP_SLICE = 5000
+# Researchers are followed up in slices of at least IMPORT_FOLLOW_UP_SLICE, each its own
+# transaction, so row locks stay short; but in no more than about ten, since each slice's
+# statements read whole tables (works, work topics) once PostgreSQL judges the slice large,
+# which after a bulk load it does.
 FOLLOW_UP_SLICES = 10
 # The tables a run grows, analysed before the follow-up: statistics from before a bulk load
 # make the planner read every authorship for each slice instead of looking them up.
@@ -73,6 +73,31 @@ _FOLLOW_UP_TABLES = (
 DRAIN_ROWS = 2000
 # A drain holds the rows it took this long; one that died lets them go to the next drain then.
 DRAIN_LEASE = timedelta(hours=1)
+# A slice handed out waits this long for its task; one whose message was lost goes back to
+# the next drain then (a slice being refreshed is row-locked, so no drain takes it meanwhile).
+SLICE_LEASE = timedelta(minutes=10)
+
+
+def _slice_bounds(count: int) -> range:
+    size = max(settings.IMPORT_FOLLOW_UP_SLICE, -(-count // FOLLOW_UP_SLICES))
+    return range(0, count, size)
+
+
+def _tables_analyze_before(count: int) -> None:
+    # Only after a bulk load do the statistics mislead; a small drain (a beat tick after a few
+    # batches) would spend longer sampling the large tables than refreshing its rows.
+    if count >= settings.IMPORT_FOLLOW_UP_SLICE:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {', '.join(_FOLLOW_UP_TABLES)}")
+
+
+def _slice_follow_up(researcher_ids: list[int]) -> None:
+    """One slice in the caller's transaction."""
+    with connection.cursor() as cursor:
+        # Compiling these statements took PostgreSQL's JIT longer (1-2 s each) than running
+        # them gained from it.
+        cursor.execute("SET LOCAL jit = off")
+    researchers_follow_up(researcher_ids=researcher_ids)
 
 
 def researchers_follow_up_in_slices(researcher_ids: list[int], *, label: str = "") -> None:
@@ -81,19 +106,44 @@ def researchers_follow_up_in_slices(researcher_ids: list[int], *, label: str = "
     if not researcher_ids:
         return
     logger.info("%sfollowing up %d researchers whose works changed", label, len(researcher_ids))
-    if len(researcher_ids) >= FOLLOW_UP_SLICE:
-        # Only after a bulk load do the statistics mislead; a small drain (a beat tick after a
-        # few batches) would spend longer sampling the large tables than refreshing its rows.
-        with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {', '.join(_FOLLOW_UP_TABLES)}")
-    size = max(FOLLOW_UP_SLICE, -(-len(researcher_ids) // FOLLOW_UP_SLICES))
-    for start in range(0, len(researcher_ids), size):
+    _tables_analyze_before(len(researcher_ids))
+    bounds = _slice_bounds(len(researcher_ids))
+    for start in bounds:
         with transaction.atomic():
-            with connection.cursor() as cursor:
-                # Compiling these statements took PostgreSQL's JIT longer (1-2 s each) than
-                # running them gained from it.
-                cursor.execute("SET LOCAL jit = off")
-            researchers_follow_up(researcher_ids=researcher_ids[start : start + size])
+            _slice_follow_up(researcher_ids[start : start + bounds.step])
+
+
+def _slices_hand_out(*, row_ids: list[int], researcher_ids: list[int]) -> list[int]:
+    """Replace the taken rows by one row per slice of their researchers (sorted ids, disjoint),
+    leased for SLICE_LEASE, in one transaction. Returns the new rows' ids."""
+    _tables_analyze_before(len(researcher_ids))
+    bounds = _slice_bounds(len(researcher_ids))
+    lease_end = timezone.now() + SLICE_LEASE
+    with transaction.atomic():
+        slices = PendingFollowUp.objects.bulk_create(
+            PendingFollowUp(
+                researcher_ids=researcher_ids[start : start + bounds.step],
+                claimed_until=lease_end,
+            )
+            for start in bounds
+        )
+        PendingFollowUp.objects.filter(id__in=row_ids).delete()
+    return [row.id for row in slices]
+
+
+def researchers_follow_up_slice(*, row_id: int) -> int:
+    """Follow up the researchers of one pending row (a slice a drain handed out) and delete it,
+    in one transaction: a slice refreshed is gone, one whose worker died is rolled back and
+    stays. The row is locked (SKIP LOCKED), so a second delivery of the same slice, or a drain,
+    never refreshes it at the same time. Returns the number of researchers followed up."""
+    with transaction.atomic():
+        row = PendingFollowUp.objects.select_for_update(skip_locked=True).filter(id=row_id).first()
+        if row is None:
+            return 0
+        _slice_follow_up(sorted(row.researcher_ids))
+        row.delete()
+    logger.info("follow-up slice %d: %d researchers", row_id, len(row.researcher_ids))
+    return len(row.researcher_ids)
 
 
 _CLAIM_SQL = """
@@ -114,14 +164,22 @@ ORDER BY researcher_id
 """
 
 
-def researchers_follow_up_drain(*, rows: int = DRAIN_ROWS) -> int:
+def researchers_follow_up_drain(
+    *,
+    rows: int = DRAIN_ROWS,
+    slices_send: Callable[[list[int]], None] | None = None,
+) -> int:
     """Follow up every researcher that committed batches left pending, until none is left.
 
     Rows are taken with a lease (a conditional UPDATE, SKIP LOCKED), so two drains at once take
     different rows and one that dies leaves its rows to the next after DRAIN_LEASE; a row is
     deleted only after every slice of its researchers committed. The refresh is idempotent, so
     a researcher refreshed twice (in two drains' rows) only costs time.
-    Returns the number of researchers followed up.
+
+    With slices_send (a drain on a worker), two slices' worth of researchers or more are not
+    refreshed here: their rows become one row per slice (_slices_hand_out) and slices_send is called with
+    those rows' ids once that commits, to queue researchers_follow_up_slice for each.
+    Returns the number of researchers followed up or handed out.
     """
     handled = 0
     while True:
@@ -133,6 +191,20 @@ def researchers_follow_up_drain(*, rows: int = DRAIN_ROWS) -> int:
                     return handled
                 cursor.execute(_RESEARCHERS_OF_SQL, [row_ids])
                 researcher_ids = [researcher_id for (researcher_id,) in cursor.fetchall()]
+        # Two slices or more (the end of a run of chunks) go to the workers: the slices are
+        # independent (disjoint researchers, locked in id order), and in one process they were
+        # the tail of a worker import, after the last chunk, while the other workers sat idle.
+        if slices_send is not None and len(researcher_ids) >= 2 * settings.IMPORT_FOLLOW_UP_SLICE:
+            slice_row_ids = _slices_hand_out(row_ids=row_ids, researcher_ids=researcher_ids)
+            logger.info(
+                "follow-up drain (%d batches): %d researchers handed out in %d slices",
+                len(row_ids),
+                len(researcher_ids),
+                len(slice_row_ids),
+            )
+            transaction.on_commit(partial(slices_send, slice_row_ids))
+            handled += len(researcher_ids)
+            continue
         researchers_follow_up_in_slices(
             researcher_ids, label=f"follow-up drain ({len(row_ids)} batches): "
         )

@@ -199,6 +199,8 @@ class WorkerFigures:
     run_seconds: float  # until the run was marked succeeded (its last chunk committed)
     complete_after_run_seconds: float  # the follow-up drain and the edge drain's tail
     follow_up_drain_seconds: list[float]
+    # The slices a drain handed to the workers (researchers_follow_up_slice), each task's time.
+    follow_up_slice_seconds: list[float]
     chunks: int
     first_chunk_seconds: float
     last_chunk_seconds: float
@@ -375,6 +377,7 @@ def workers_measure(
         run_seconds=round(run_seconds, 1),
         complete_after_run_seconds=round(seconds - run_seconds, 1),
         follow_up_drain_seconds=_task_seconds(log, "imports.tasks.researchers_follow_up_drain"),
+        follow_up_slice_seconds=_task_seconds(log, "imports.tasks.researchers_follow_up_slice"),
         chunks=len(chunks),
         first_chunk_seconds=chunks[0] if chunks else 0.0,
         last_chunk_seconds=chunks[-1] if chunks else 0.0,
@@ -427,7 +430,9 @@ def report_print(report: dict) -> None:
         say(
             f"{figures['processes']} process(es): run done at {figures['run_seconds']} s, "
             f"complete {figures['complete_after_run_seconds']} s later (follow-up drain "
-            f"{figures['follow_up_drain_seconds']} s); chunks {figures['chunks']}, first "
+            f"{figures['follow_up_drain_seconds']} s, then {len(figures['follow_up_slice_seconds'])} "
+            f"slices on the workers, {sum(figures['follow_up_slice_seconds']):.1f} s in all); "
+            f"chunks {figures['chunks']}, first "
             f"{figures['first_chunk_seconds']:.1f} s, last {figures['last_chunk_seconds']:.1f} s "
             f"(x{figures['last_over_first_chunk']}); lock waits {figures['lock_wait_share']:.1%} "
             f"of active samples ({figures['researcher_lock_wait_share']:.1%} on researcher rows); "

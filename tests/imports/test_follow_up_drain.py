@@ -20,6 +20,7 @@ from imports.services import (
     import_run_create,
     researchers_follow_up_drain,
     researchers_follow_up_drain_due,
+    researchers_follow_up_slice,
 )
 from imports.services.follow_up import DRAIN_LEASE
 from publications.models import ImportChunk, ImportRun
@@ -149,6 +150,53 @@ def test_a_drain_that_died_holding_rows_leaves_them_to_the_next_after_its_lease(
     PendingFollowUp.objects.update(claimed_until=timezone.now() - timedelta(seconds=1))
     assert researchers_follow_up_drain() == len(rows[0].researcher_ids)
     assert not PendingFollowUp.objects.exists()
+
+
+@override_settings(IMPORT_FOLLOW_UP_SLICE=1)
+def test_a_drain_on_a_worker_hands_its_slices_out_and_each_is_refreshed_once(
+    fixtures_dir, tmp_path
+):
+    path = _write(tmp_path / "works.jsonl", _work_lines(fixtures_dir))
+    _import_on_this_process_as_a_worker_would(path)
+    researcher_ids = sorted(Researcher.objects.values_list("id", flat=True))
+    sent: list[int] = []
+
+    assert researchers_follow_up_drain(slices_send=sent.extend) == len(researcher_ids)
+
+    # The batches' rows became one row per slice: disjoint, in id order, every researcher once,
+    # each held for the task it was sent to; nothing refreshed yet.
+    slices = list(PendingFollowUp.objects.order_by("id"))
+    assert [row.id for row in slices] == sent and len(sent) > 1
+    assert [i for row in slices for i in row.researcher_ids] == researcher_ids
+    assert all(row.claimed_until > timezone.now() for row in slices)
+    assert researchers_follow_up_drain() == 0  # another drain leaves them to their tasks
+    assert _metrics(ADA)[0] == 0
+
+    assert sum(researchers_follow_up_slice(row_id=row_id) for row_id in sent) == len(researcher_ids)
+    assert researchers_follow_up_slice(row_id=sent[0]) == 0  # a second delivery: nothing to do
+    assert not PendingFollowUp.objects.exists()
+    handed_out = {r: _metrics(r) for r in Researcher.objects.values_list("openalex_id", flat=True)}
+    assert handed_out[ADA][0] == 2
+
+    # The same figures as a drain that refreshes everything itself.
+    Researcher.objects.update(works_count=0, cited_by_count=0, h_index=0, trust_score=0)
+    PendingFollowUp.objects.create(researcher_ids=researcher_ids)
+    assert researchers_follow_up_drain() == len(researcher_ids)
+    assert {r: _metrics(r) for r in handed_out} == handed_out
+
+
+@override_settings(IMPORT_FOLLOW_UP_SLICE=1)
+def test_a_slice_whose_task_was_lost_goes_to_the_next_drain_after_its_lease(fixtures_dir, tmp_path):
+    _import_on_this_process_as_a_worker_would(
+        _write(tmp_path / "works.jsonl", _work_lines(fixtures_dir))
+    )
+    researchers_follow_up_drain(slices_send=lambda row_ids: None)  # the messages never arrive
+    assert researchers_follow_up_drain() == 0
+
+    PendingFollowUp.objects.update(claimed_until=timezone.now() - timedelta(seconds=1))
+    assert researchers_follow_up_drain() == Researcher.objects.count()
+    assert not PendingFollowUp.objects.exists()
+    assert _metrics(ADA)[0] == 2
 
 
 @override_settings(IMPORT_FOLLOW_UP_MAX_LAG=timedelta(minutes=30))

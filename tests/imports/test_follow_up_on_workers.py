@@ -4,6 +4,7 @@ touched are current within a bounded time after the run ends."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from pathlib import Path
@@ -37,6 +38,9 @@ def workers(tmp_path: Path):
     pool = Workers(queue, tmp_path)
     pool.env["CELERY_GRAPH_QUEUE"] = queue
     pool.env["IMPORT_BATCH_SIZE"] = "250"
+    # Slices of 5 of the corpus's 40 researchers: the drain hands them to both processes, as a
+    # drain of a large run's hundreds of thousands does with the default slice.
+    pool.env["IMPORT_FOLLOW_UP_SLICE"] = "5"
     with override_settings(GRAPH_QUEUE=queue):
         try:
             pool.start()
@@ -169,6 +173,9 @@ def test_a_worker_import_and_a_later_run_give_the_tables_a_sync_import_gives(wor
             cursor.execute("SELECT sum(cited_by_count) FROM researchers_researcher")
             citations_after.append(cursor.fetchone()[0])
     assert not PendingFollowUp.objects.exists()
+    worker_logs = "".join(path.read_text() for path in workers.log_dir.glob("*.log"))
+    slices_done = re.findall(r"researchers_follow_up_slice\[[^\]]+\] succeeded", worker_logs)
+    assert len(slices_done) >= 2 * 2, "the drains did not hand their slices to the workers"
     on_workers = _tables()
     assert on_workers["slice_summaries"], "no record large enough for a slice summary"
     assert len(on_workers["works"]) == works

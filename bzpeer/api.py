@@ -132,6 +132,21 @@ class SluggedRecord(Protocol):
     slug: str
 
 
+def merged_record_redirect(
+    request: Request, *, location_path: str, merged_into: str | int, detail: str, permanent: bool
+) -> Response:
+    """The answer for a merged record's URL: a redirect to location_path, the same endpoint for
+    the survivor, with the query string kept, and a JSON body that says so (`detail`,
+    `merged_into`, `location`: MergedRecordSerializer's fields). 301 when the merge is never
+    undone, else 302."""
+    location = request.build_absolute_uri(location_path)
+    if query_string := request.META.get("QUERY_STRING"):
+        location = f"{location}?{query_string}"
+    body = {"detail": detail, "merged_into": merged_into, "location": location}
+    answer = status.HTTP_301_MOVED_PERMANENTLY if permanent else status.HTTP_302_FOUND
+    return Response(body, status=answer, headers={"Location": location})
+
+
 def redirect_to_survivor(
     request: Request, *, merged: SluggedRecord, survivor: SluggedRecord, view_name: str
 ) -> Response:
@@ -139,15 +154,13 @@ def redirect_to_survivor(
 
     One hop only: if the survivor was merged in turn, its URL redirects again, so each hop
     stays a single query."""
-    location = request.build_absolute_uri(reverse(view_name, kwargs={"slug": survivor.slug}))
-    if query_string := request.META.get("QUERY_STRING"):
-        location = f"{location}?{query_string}"
-    body = {
-        "detail": f"Researcher {merged.slug} was merged into {survivor.slug}.",
-        "merged_into": survivor.slug,
-        "location": location,
-    }
-    return Response(body, status=status.HTTP_302_FOUND, headers={"Location": location})
+    return merged_record_redirect(
+        request,
+        location_path=reverse(view_name, kwargs={"slug": survivor.slug}),
+        merged_into=survivor.slug,
+        detail=f"Researcher {merged.slug} was merged into {survivor.slug}.",
+        permanent=False,
+    )
 
 
 @csrf_exempt

@@ -7,8 +7,11 @@ from typing import Any
 
 from django import forms
 from django.db.models import QuerySet
+from django.urls import reverse
 from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
+    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
@@ -24,6 +27,7 @@ from bzpeer.api import (
     ApiPagination,
     MergedRecordSerializer,
     OpenAlexIdFilter,
+    merged_record_redirect,
     redirect_to_survivor,
 )
 from researchers.api import researcher_or_404
@@ -33,6 +37,7 @@ from .models import Authorship, Source, Work, WorkTopic
 from .selectors import (
     normalize_arxiv_id,
     normalize_doi,
+    work_survivor_id,
     works_for_researcher,
     works_newest_first,
     works_with_details,
@@ -178,10 +183,43 @@ class WorkListView(ListAPIView):
         return works_newest_first(works_with_details())
 
 
+MERGED_WORK_REDIRECT_DESCRIPTION = (
+    "When the id belongs to a work found to be another one (two records of one paper, or "
+    "OpenAlex merged the two), the answer is a 301 whose Location header (also given as "
+    "`location` in the JSON body) is this URL for the surviving work, whose id is "
+    "`merged_into`; the survivor answers 200, never another redirect. Permanent, as the work "
+    "page's redirect: works found to be one are not split again."
+)
+
+
+class MergedWorkRedirectSerializer(serializers.Serializer):
+    """Only for the schema: the body of the 301 a merged-away work's id answers."""
+
+    detail = serializers.CharField()
+    merged_into = serializers.IntegerField()
+    location = serializers.URLField()
+
+
 @extend_schema_view(
     get=extend_schema(
         summary="Get a work",
-        responses={200: WorkOutputSerializer, 404: OpenApiResponse(description="No such work.")},
+        description=MERGED_WORK_REDIRECT_DESCRIPTION,
+        parameters=[
+            OpenApiParameter(
+                "Location",
+                type=OpenApiTypes.URI,
+                location=OpenApiParameter.HEADER,
+                response=[301],
+                description="The surviving work's URL, the query string kept.",
+            )
+        ],
+        responses={
+            200: WorkOutputSerializer,
+            301: OpenApiResponse(
+                MergedWorkRedirectSerializer, description=MERGED_WORK_REDIRECT_DESCRIPTION
+            ),
+            404: OpenApiResponse(description="No such work."),
+        },
     )
 )
 class WorkDetailView(RetrieveAPIView):
@@ -191,13 +229,24 @@ class WorkDetailView(RetrieveAPIView):
     def get_queryset(self) -> QuerySet[Work]:
         return works_with_details()
 
-    def get_object(self) -> Work:
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        work_id = kwargs["pk"]
         # The URL converter already guarantees digits; filter().first() also turns an id past
         # the bigint range into "no row" instead of a database error.
-        work = self.get_queryset().filter(pk=self.kwargs["pk"]).first()
-        if work is None:
-            raise NotFound(f"No work has the id {self.kwargs['pk']}.")
-        return work
+        work = self.get_queryset().filter(pk=work_id).first()
+        if work is not None:
+            return Response(self.get_serializer(work).data)
+        # A work found to be another one (the importer merged them) lives at the survivor's.
+        survivor_id = work_survivor_id(work_id)
+        if survivor_id is None:
+            raise NotFound(f"No work has the id {work_id}.")
+        return merged_record_redirect(
+            request,
+            location_path=reverse("api:work-detail", kwargs={"pk": survivor_id}),
+            merged_into=survivor_id,
+            detail=f"Work {work_id} was merged into work {survivor_id}.",
+            permanent=True,
+        )
 
 
 @extend_schema_view(

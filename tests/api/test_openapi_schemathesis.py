@@ -34,6 +34,7 @@ from werkzeug import Client as WsgiClient
 
 from claims.services import claim_withdraw as withdraw
 from graph.services import coauthor_edges_refresh
+from publications.models import MergedWork
 from tests.claims.helpers import approved_claimant, submit
 from tests.factories import (
     AffiliationFactory,
@@ -95,8 +96,8 @@ def in_process_requests(db) -> Iterator[None]:
 @pytest.fixture
 def records(in_process_requests) -> dict[str, Any]:
     """A small corpus every operation can find something in: researchers with works, topics,
-    an institution and coauthors; one merged into another; a member with claims in three
-    states (pending: approved_via is "", approved, withdrawn)."""
+    an institution and coauthors; a researcher and a work merged into another; a member with
+    claims in three states (pending: approved_via is "", approved, withdrawn)."""
     alice_record, bob_record, carol_record = (
         ResearcherFactory(display_name=name, slug=slug)
         for name, slug in [
@@ -112,6 +113,11 @@ def records(in_process_requests) -> dict[str, Any]:
         for position, author in enumerate([alice_record, bob_record, carol_record][: index + 1]):
             AuthorshipFactory(work=work, researcher=author, position=position + 1)
     AuthorshipFactory(researcher=None, raw_name="Someone Without An Id")
+    # A work found to be another one: its row is gone, its id answers with the survivor's.
+    merged_away = WorkFactory()
+    merged_work_id = merged_away.pk
+    merged_away.delete()
+    MergedWork.objects.create(id=merged_work_id, survivor=work)
     AffiliationFactory(researcher=alice_record)
     with transaction.atomic():
         coauthor_edges_refresh(researcher_ids=[alice_record.id, bob_record.id, carol_record.id])
@@ -122,7 +128,7 @@ def records(in_process_requests) -> dict[str, Any]:
     submit(member, bob_record)
     withdraw(claim=submit(member, carol_record), user=member)
     approved_claimant(member, alice_record)
-    return {"member": member}
+    return {"member": member, "merged_work_id": merged_work_id}
 
 
 def signed_in(member) -> Visitor:
@@ -174,15 +180,22 @@ def _values_in(body: Any) -> Iterator[tuple[str, Any]]:
             yield from _values_in(item)
 
 
-def test_every_operation_answers_real_records_as_its_schema_says(visitor: Visitor) -> None:
+def test_every_operation_answers_real_records_as_its_schema_says(
+    visitor: Visitor, records: dict[str, Any]
+) -> None:
     """Generated ids and slugs rarely name a record, so each operation is also called with the
-    ids and slugs the lists answer (and a merged record's slug): what a record looks like in
-    the answers is checked against the schema too, reads before writes."""
+    ids and slugs the lists answer (and a merged researcher's slug and a merged work's id): what
+    a record looks like in the answers is checked against the schema too, reads before
+    writes."""
     operations = sorted(
         (result.ok() for result in schema.get_all_operations()),
         key=lambda operation: (operation.method.upper() != "GET", operation.path),
     )
-    known: dict[str, list[Any]] = {"slug": ["alice-merged"], "id": [], "pk": []}
+    known: dict[str, list[Any]] = {
+        "slug": ["alice-merged"],
+        "id": [records["merged_work_id"]],
+        "pk": [],
+    }
     called = 0
     for operation in operations:
         names = _PATH_PARAMETER.findall(operation.path)
@@ -291,3 +304,17 @@ def test_a_merged_researchers_graph_answers_the_documented_redirect(records):
 
     assert response.status_code == 302
     assert response.json()["merged_into"] == "alice-liddell"
+
+
+def test_a_merged_works_id_answers_the_documented_redirect(records):
+    response = _call(
+        Visitor("anonymous"),
+        "/api/v1/works/{id}/",
+        "GET",
+        path_parameters={"id": records["merged_work_id"]},
+    )
+
+    assert response.status_code == 301
+    survivor_id = response.json()["merged_into"]
+    assert response.headers["location"] == [response.json()["location"]]
+    assert response.json()["location"].endswith(f"/api/v1/works/{survivor_id}/")

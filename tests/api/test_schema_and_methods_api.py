@@ -37,6 +37,19 @@ def test_the_schema_documents_the_merged_record_redirect(client):
     assert "merged" in detail["description"]
 
 
+def test_the_schema_documents_the_merged_work_redirect(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+
+    detail = schema["paths"]["/api/v1/works/{id}/"]["get"]
+    redirect = detail["responses"]["301"]
+    assert "merged" in detail["description"]
+    assert redirect["headers"]["Location"]["schema"] == {"type": "string", "format": "uri"}
+    body = redirect["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    properties = schema["components"]["schemas"][body]["properties"]
+    assert properties["merged_into"]["type"] == "integer"
+    assert set(properties) == {"detail", "merged_into", "location"}
+
+
 def test_the_schema_lists_the_filters(client):
     schema = client.get("/api/schema/", {"format": "json"}).json()
 

@@ -4,6 +4,7 @@ import datetime
 
 import pytest
 
+from publications.models import MergedWork, Work
 from tests.factories import (
     AuthorshipFactory,
     ResearcherFactory,
@@ -181,6 +182,78 @@ def test_a_non_numeric_work_id_is_a_json_404(client, path):
 
     assert response.status_code == 404
     assert response.json() == {"detail": "Not found."}
+
+
+def _merged_into(survivor: Work) -> int:
+    """The id of a work merged into survivor: its row is gone and MergedWork keeps its id, as
+    after the importer's merge."""
+    merged_away = WorkFactory()
+    merged_id = merged_away.pk
+    merged_away.delete()
+    MergedWork.objects.create(id=merged_id, survivor=survivor)
+    return merged_id
+
+
+def test_a_merged_away_work_id_answers_301_to_the_survivor_keeping_the_query(client):
+    survivor = WorkFactory()
+    merged_id = _merged_into(survivor)
+
+    response = client.get(f"/api/v1/works/{merged_id}/", {"ref": "mail"})
+
+    assert response.status_code == 301
+    location = f"http://testserver/api/v1/works/{survivor.pk}/?ref=mail"
+    assert response["Location"] == location
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {
+        "detail": f"Work {merged_id} was merged into work {survivor.pk}.",
+        "merged_into": survivor.pk,
+        "location": location,
+    }
+
+
+def test_a_client_following_the_work_redirect_gets_the_survivor_in_one_hop(client):
+    survivor = WorkFactory(title="The surviving record")
+    # A chain (the first merged into a work that was merged in turn) points at the last
+    # survivor, so no redirect leads to another.
+    first, second = _merged_into(survivor), _merged_into(survivor)
+
+    for merged_id in (first, second):
+        redirect = client.get(f"/api/v1/works/{merged_id}/")
+        response = client.get(redirect["Location"])
+
+        assert response.status_code == 200
+        assert response.json()["id"] == survivor.pk
+        assert response.json()["title"] == "The surviving record"
+
+
+def test_the_survivor_answers_200_with_its_own_record(client):
+    survivor = WorkFactory()
+    _merged_into(survivor)
+
+    response = client.get(f"/api/v1/works/{survivor.pk}/")
+
+    assert response.status_code == 200
+    assert response.json()["id"] == survivor.pk
+
+
+def test_a_merged_away_work_id_redirects_in_two_queries(client, django_assert_max_num_queries):
+    merged_id = _merged_into(WorkFactory())
+
+    # The work (no row), then its survivor.
+    with django_assert_max_num_queries(2):
+        response = client.get(f"/api/v1/works/{merged_id}/")
+
+    assert response.status_code == 301
+
+
+def test_an_unknown_work_id_is_a_404_in_two_queries(client, django_assert_max_num_queries):
+    _merged_into(WorkFactory())
+
+    with django_assert_max_num_queries(2):
+        response = client.get("/api/v1/works/999999999/")
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": "No work has the id 999999999."}
 
 
 def test_it_filters_by_openalex_id(client):

@@ -9,12 +9,17 @@ the records bzpeer holds.
   created from the old record (the next import of it fills it in). A merge researcher_merge
   refuses (two ORCID iDs, two claimants) is an import issue, and nothing moves.
 - Works: the merged-away work goes into the survivor's: its byline moves when the survivor has
-  none (else the survivor's byline stands), its topics, versions, the other sources'
-  contributions and split requests move, and the old work is deleted; coauthor edges and the
-  researchers' figures follow. A survivor bzpeer does not hold yet: the old work takes its id.
+  none (else the survivor's byline stands), its topics, versions and the other sources'
+  contributions move; what refers to it moves as when the writer finds two works to be one
+  (publications.importers.writer.work_references_move): its id in MergedWork, so its page and
+  API URL answer 301 with the survivor (a chain, A into B and later B into C, leads from A to C
+  in one hop), who listed it (ORCID), split requests and invitation anchors; the old work is
+  deleted; coauthor edges and the researchers' figures follow. A survivor bzpeer does not hold
+  yet: the old work takes its id.
 
 Only records bzpeer holds are touched: a file of millions of rows costs one lookup per 10,000
-rows, and a merge per record found. Applying the same files again changes nothing.
+rows, and a merge per record found. Applying the same files again changes nothing, and a
+chain within one file is followed whatever the order of its rows.
 """
 
 from __future__ import annotations
@@ -24,9 +29,8 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 
-from claims.models import SplitRequest
 from claims.services import ClaimError, researcher_merge
 from graph.services import coauthor_bylines_before
 from graph.tasks import coauthor_edges_record_batch
@@ -36,12 +40,13 @@ from publications.importers.openalex.merged_ids import (
     read_merged_ids,
 )
 from publications.importers.records import OPENALEX
-from publications.importers.writer import researcher_slug
+from publications.importers.writer import researcher_slug, work_references_move
 from publications.models import (
     Authorship,
     ImportIssue,
     ImportRun,
     Work,
+    WorkListedBy,
     WorkSource,
     WorkTopic,
     WorkVersion,
@@ -137,11 +142,22 @@ def _researchers_apply(run_id: int, merges: list[MergedId], counts: MergeCounts)
 def work_merge(*, source: Work, survivor: Work) -> None:
     """Move what hangs off `source` to `survivor` and delete `source`. Caller holds the
     transaction."""
+    # Locked in id order, as the writer locks the works it updates and absorbs.
+    list(
+        Work.objects.select_for_update()
+        .filter(pk__in=[source.pk, survivor.pk])
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     coauthor_bylines_before(work_ids=[source.pk, survivor.pk])
     researcher_ids = set(
         Authorship.objects.filter(
             work__in=[source, survivor], researcher__isnull=False
         ).values_list("researcher_id", flat=True)
+    ) | set(
+        WorkListedBy.objects.filter(work__in=[source, survivor]).values_list(
+            "researcher_id", flat=True
+        )
     )
     if not Authorship.objects.filter(work=survivor).exists():
         Authorship.objects.filter(work=source).update(
@@ -158,12 +174,22 @@ def work_merge(*, source: Work, survivor: Work) -> None:
             WorkVersion.objects.filter(pk=version.pk).update(work=survivor)
     # Other sources' contributions now describe the survivor; OpenAlex's own copy goes.
     WorkSource.objects.filter(work=source).exclude(origin=OPENALEX).update(work=survivor)
-    SplitRequest.objects.filter(work=source).exclude(
-        researcher__in=SplitRequest.objects.filter(work=survivor).values("researcher")
-    ).update(work=survivor)
+    # Its id (the 301), who listed it, split requests, invitation anchors: as the writer's merge.
+    with connection.cursor() as cursor:
+        work_references_move(cursor.cursor, [(source.pk, survivor.pk)])
     source.delete()
     coauthor_edges_record_batch(work_ids={survivor.pk})
     researchers_follow_up(researcher_ids=researcher_ids)
+
+
+def _last_survivor(openalex_id: str, forward: dict[str, str]) -> str:
+    """The id a chain of the batch's merges leads to from openalex_id (A into B, B into C: C),
+    in any order of the rows; a cycle (bad data) stops where it would come back."""
+    seen = {openalex_id}
+    while (next_id := forward.get(openalex_id)) is not None and next_id not in seen:
+        seen.add(next_id)
+        openalex_id = next_id
+    return openalex_id
 
 
 def _works_apply(merges: list[MergedId], counts: MergeCounts) -> None:
@@ -172,24 +198,25 @@ def _works_apply(merges: list[MergedId], counts: MergeCounts) -> None:
     }
     if not olds:
         return
-    survivors = {
-        w.openalex_id: w
-        for w in Work.objects.filter(openalex_id__in=[m.survivor_id for m in merges])
-    }
+    forward = {m.merged_id: m.survivor_id for m in merges}
+    last = {m.merged_id: _last_survivor(m.merged_id, forward) for m in merges}
+    survivors = {w.openalex_id: w for w in Work.objects.filter(openalex_id__in=set(last.values()))}
     for merge in merges:
-        old = olds.get(merge.merged_id)
-        if old is None:
+        # Each old work is applied once: a repeated row finds nothing to do.
+        old = olds.pop(merge.merged_id, None)
+        survivor_id = last[merge.merged_id]
+        if old is None or survivor_id == merge.merged_id:
             continue
         with transaction.atomic():
-            survivor = survivors.get(merge.survivor_id)
+            survivor = survivors.get(survivor_id)
             if survivor is None:
                 # The old work is the survivor now: it takes its id, and the survivor's record
                 # updates it when imported.
-                Work.objects.filter(pk=old.pk).update(openalex_id=merge.survivor_id)
+                Work.objects.filter(pk=old.pk).update(openalex_id=survivor_id)
                 WorkSource.objects.filter(origin=OPENALEX, origin_id=merge.merged_id).update(
-                    origin_id=merge.survivor_id
+                    origin_id=survivor_id
                 )
-                survivors[merge.survivor_id] = old
+                survivors[survivor_id] = old
                 counts.works_renamed += 1
             elif survivor.pk != old.pk:
                 work_merge(source=old, survivor=survivor)

@@ -1,7 +1,8 @@
 """OpenAlex merges (issue 15, item 8): the snapshot's merged_ids files, applied when an OpenAlex
 import run finishes. A merged-away author's record redirects to the survivor (301 page, API
 lookup by the old id), with its authorships, follows and claims; a merged-away work goes into
-the survivor's. The merged_ids files here are written by the tests."""
+the survivor's and its id answers 301 with the survivor (page and API), chains included. The
+merged_ids files here are written by the tests."""
 
 from __future__ import annotations
 
@@ -13,9 +14,19 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from claims.models import Claim, ModerationEvent
+from claims.models import Claim, ModerationEvent, SplitRequest
+from imports.services.merged_ids import openalex_merges_apply
 from publications.importers.openalex.merged_ids import MergedId, merged_id_files, read_merged_ids
-from publications.models import Authorship, ImportIssue, ImportRun, Work, WorkSource, WorkTopic
+from publications.models import (
+    Authorship,
+    ImportIssue,
+    ImportRun,
+    MergedWork,
+    Work,
+    WorkListedBy,
+    WorkSource,
+    WorkTopic,
+)
 from researchers.models import Follow, Researcher
 from tests.factories import (
     AuthorshipFactory,
@@ -29,14 +40,16 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 
-def _snapshot(tmp_path: Path, entity: str, rows: list[str], *, gz: bool = True) -> Path:
+def _snapshot(
+    tmp_path: Path, entity: str, rows: list[str], *, gz: bool = True, date: str = "2024-05-01"
+) -> Path:
     folder = tmp_path / "snapshot" / "merged_ids" / entity
     folder.mkdir(parents=True, exist_ok=True)
     text = "merge_date,id,merge_into_id\n" + "".join(f"{row}\n" for row in rows)
     if gz:
-        (folder / "2024-05-01.csv.gz").write_bytes(gzip.compress(text.encode()))
+        (folder / f"{date}.csv.gz").write_bytes(gzip.compress(text.encode()))
     else:
-        (folder / "2024-05-01.csv").write_text(text)
+        (folder / f"{date}.csv").write_text(text)
     return tmp_path / "snapshot"
 
 
@@ -172,6 +185,114 @@ def test_a_merged_work_without_a_byline_survivor_takes_the_old_byline(tmp_path) 
     assert Authorship.objects.get().work == survivor
     alice.refresh_from_db()
     assert alice.works_count == 1
+
+
+def _redirects_of(work_id: int) -> tuple[str, str]:
+    """Where the work's page and its API URL send a client."""
+    page = Client().get(reverse("publications:work-detail", args=[work_id]))
+    api = Client().get(reverse("api:work-detail", args=[work_id]))
+    assert (page.status_code, api.status_code) == (301, 301)
+    return page["Location"], api["Location"]
+
+
+def _assert_every_redirect_is_one_hop_to_a_live_work() -> None:
+    survivors = set(MergedWork.objects.values_list("survivor_id", flat=True))
+    assert survivors <= set(Work.objects.values_list("pk", flat=True))
+    assert not MergedWork.objects.filter(pk__in=survivors).exists()
+
+
+def test_a_merged_works_page_and_api_url_answer_301_with_the_survivor(tmp_path) -> None:
+    old = WorkFactory(openalex_id="W111")
+    survivor = WorkFactory(openalex_id="W222")
+
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W111,W222"]))
+
+    assert MergedWork.objects.get(pk=old.pk).survivor == survivor
+    page, api = _redirects_of(old.pk)
+    assert page == reverse("publications:work-detail", args=[survivor.pk])
+    assert api == f"http://testserver{reverse('api:work-detail', args=[survivor.pk])}"
+    assert Client().get(api).json()["id"] == survivor.pk
+
+
+def test_a_chain_of_merges_leads_from_the_first_work_to_the_last_survivor(tmp_path) -> None:
+    first = WorkFactory(openalex_id="W1")
+    second = WorkFactory(openalex_id="W2")
+    last = WorkFactory(openalex_id="W3")
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W1,W2"], date="2024-05-01"))
+    assert MergedWork.objects.get(pk=first.pk).survivor == second
+
+    # A later snapshot merges the survivor in turn; its run applies both files.
+    _import(_snapshot(tmp_path, "works", ["2024-06-01,W2,W3"], date="2024-06-01"))
+
+    assert dict(MergedWork.objects.values_list("pk", "survivor_id")) == {
+        first.pk: last.pk,
+        second.pk: last.pk,
+    }
+    for merged_away in (first, second):
+        assert _redirects_of(merged_away.pk)[0] == reverse(
+            "publications:work-detail", args=[last.pk]
+        )
+    _assert_every_redirect_is_one_hop_to_a_live_work()
+
+
+def test_a_chain_within_one_file_is_followed_whatever_the_order_of_its_rows(tmp_path) -> None:
+    first = WorkFactory(openalex_id="W1")
+    second = WorkFactory(openalex_id="W2")
+    last = WorkFactory(openalex_id="W3")
+
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W2,W3", "2024-05-01,W1,W2"]))
+
+    assert list(Work.objects.values_list("pk", flat=True)) == [last.pk]
+    assert dict(MergedWork.objects.values_list("pk", "survivor_id")) == {
+        first.pk: last.pk,
+        second.pk: last.pk,
+    }
+    _assert_every_redirect_is_one_hop_to_a_live_work()
+
+
+def test_a_chain_to_a_survivor_not_held_renames_the_first_work_to_the_last_id(tmp_path) -> None:
+    first = WorkFactory(openalex_id="W1")
+
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W2,W3", "2024-05-01,W1,W2"]))
+
+    first.refresh_from_db()
+    assert first.openalex_id == "W3"
+    assert not MergedWork.objects.exists()
+
+
+def test_applying_the_same_works_file_again_changes_nothing(tmp_path) -> None:
+    old = WorkFactory(openalex_id="W111")
+    survivor = WorkFactory(openalex_id="W222")
+    path = _snapshot(tmp_path, "works", ["2024-05-01,W111,W222", "2024-05-01,W111,W222"])
+    run = _import(path)
+    merged = MergedWork.objects.get()
+
+    counts = openalex_merges_apply(run_id=run.id, paths=[str(path)])
+
+    assert not any(vars(counts).values())
+    assert list(MergedWork.objects.values_list("pk", "survivor_id", "merged_at")) == [
+        (old.pk, survivor.pk, merged.merged_at)
+    ]
+    assert Work.objects.get() == survivor
+
+
+def test_who_listed_the_merged_work_and_its_split_requests_follow_it(tmp_path) -> None:
+    owner, claimant = ResearcherFactory(), ResearcherFactory()
+    old = WorkFactory(openalex_id="W111")
+    survivor = WorkFactory(openalex_id="W222")
+    AuthorshipFactory(work=survivor, position=1)
+    WorkListedBy.objects.create(
+        work=old, researcher=owner, origin="orcid", origin_id="0000-0002-1825-0097:1"
+    )
+    AuthorshipFactory(work=old, researcher=claimant, position=1)
+    split = SplitRequest.objects.create(researcher=claimant, work=old, requested_by=UserFactory())
+
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W111,W222"]))
+
+    listed = WorkListedBy.objects.get(researcher=owner)
+    assert (listed.work, listed.position) == (survivor, None)
+    split.refresh_from_db()
+    assert split.work == survivor
 
 
 def test_a_work_whose_survivor_is_not_held_takes_its_id(tmp_path) -> None:

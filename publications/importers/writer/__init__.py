@@ -15,7 +15,7 @@ removed duplicates of the same external id from the batch.
 
 from __future__ import annotations
 
-from .absorb import WorkMergeHook, work_merge_hook_register
+from .absorb import WorkMergeHook, work_merge_hook_register, work_references_move
 from .authors import resolve_name_only_authors
 from .institutions import upsert_institution_refs, write_institutions
 from .researchers import researcher_slug, upsert_researcher_refs, write_researchers
@@ -44,5 +44,6 @@ __all__ = [
     "write_topics",
     "write_work_references",
     "work_merge_hook_register",
+    "work_references_move",
     "write_works",
 ]

@@ -3,11 +3,13 @@
 Set-based, a fixed number of statements per batch whatever the number of works:
 1. absorb_works, before the survivors are written (writer/works.py, step 4): the absorbed
    works' bylines (and the survivors') are kept aside; every source's contribution (WorkSource)
-   and the topics move to the survivor; the absorbed ids are recorded in MergedWork, so their
-   pages answer 301 with the survivor (an older redirect to an absorbed work now points to its
-   survivor); the apps above move what they hang off a work (work_merge_hook_register: claims'
-   split requests, collaboration's invitation anchors); the absorbed works are deleted. The
-   survivor's versions are rewritten from the merged fields (bylines.write_versions).
+   and the topics move to the survivor; what refers to an absorbed work moves to the survivor
+   (work_references_move, which OpenAlex's merged ids apply too): its id in MergedWork, so its
+   page answers 301 with the survivor (an older redirect to an absorbed work now points to its
+   survivor), who listed it, and what the apps above hang off a work
+   (work_merge_hook_register: claims' split requests, collaboration's invitation anchors); the
+   absorbed works are deleted. The survivor's versions are rewritten from the merged fields
+   (bylines.write_versions).
 2. bylines_unite, after the bylines are written: the survivor shows the byline of the source
    the precedence chooses (merge.py); when that source's record is not in the batch, its byline
    is the one the work holding it had, and it moves to the survivor. Every researcher the other
@@ -116,37 +118,7 @@ def absorb_works(
         ON CONFLICT (work_id, topic_id) DO NOTHING
         """
     )
-    cursor.execute(
-        """
-        UPDATE publications_mergedwork m SET survivor_id = s.survivor_id
-        FROM stage_absorb s WHERE m.survivor_id = s.absorbed_id
-        """
-    )
-    cursor.execute(
-        """
-        INSERT INTO publications_mergedwork (id, survivor_id, merged_at)
-        SELECT absorbed_id, survivor_id, now() FROM stage_absorb ORDER BY absorbed_id
-        ON CONFLICT (id) DO UPDATE SET survivor_id = EXCLUDED.survivor_id
-        """
-    )
-    # Who listed an absorbed work (ORCID) listed the survivor; listed_by.py places them again.
-    cursor.execute(
-        """
-        DELETE FROM publications_worklistedby l USING stage_absorb s, publications_worklistedby o
-        WHERE l.work_id = s.absorbed_id AND o.researcher_id = l.researcher_id
-          AND (o.work_id = s.survivor_id OR (o.work_id IN (
-                   SELECT absorbed_id FROM stage_absorb x WHERE x.survivor_id = s.survivor_id)
-               AND o.id < l.id))
-        """
-    )
-    cursor.execute(
-        """
-        UPDATE publications_worklistedby l SET work_id = s.survivor_id, position = NULL
-        FROM stage_absorb s WHERE l.work_id = s.absorbed_id
-        """
-    )
-    for hook in _HOOKS:
-        hook(cursor, pairs)
+    work_references_move(cursor, pairs)
     # Django's foreign keys do not cascade in the database: what is left of each absorbed work
     # goes with it.
     for table in ("publications_authorship", "publications_worktopic", "publications_workversion"):
@@ -160,6 +132,68 @@ def absorb_works(
             )
         )
     return absorption
+
+
+# The pairs of a work_references_move statement, as rows (absorbed_id, survivor_id).
+_PAIRS_SQL = "unnest(%s::int8[], %s::int8[]) AS k(absorbed_id, survivor_id)"
+
+
+def work_references_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> None:
+    """What refers to each absorbed work (first of a pair) refers to its survivor (second) from
+    now on:
+    - its id, in MergedWork, so its page and its API URL answer 301 with the survivor; a
+      redirect to the absorbed work (absorbed before, or merged by OpenAlex) now points to the
+      survivor too, so a chain (A into B, later B into C) leads from A to C in one hop, and no
+      redirect ever leads to another or back;
+    - the researchers who listed it (ORCID), without a slot (listed_by.py places them again on
+      the survivor's byline when the writer next writes it); one row per researcher;
+    - what the apps above hang off it (work_merge_hook_register: claims' split requests,
+      collaboration's invitation anchors).
+    The writer's merge (absorb_works) and OpenAlex's merged ids (imports.services.merged_ids)
+    both apply it. A fixed number of statements whatever the number of pairs; applied again,
+    it changes nothing. The caller holds the transaction and the works' row locks, and deletes
+    the absorbed works next."""
+    if not pairs:
+        return
+    columns = [[absorbed for absorbed, _ in pairs], [survivor for _, survivor in pairs]]
+    cursor.execute(
+        f"""
+        UPDATE publications_mergedwork m SET survivor_id = k.survivor_id
+        FROM {_PAIRS_SQL} WHERE m.survivor_id = k.absorbed_id
+        """,
+        columns,
+    )
+    cursor.execute(
+        f"""
+        INSERT INTO publications_mergedwork AS m (id, survivor_id, merged_at)
+        SELECT absorbed_id, survivor_id, now() FROM {_PAIRS_SQL} ORDER BY absorbed_id
+        ON CONFLICT (id) DO UPDATE SET survivor_id = EXCLUDED.survivor_id
+        WHERE m.survivor_id IS DISTINCT FROM EXCLUDED.survivor_id
+        """,
+        columns,
+    )
+    # Who listed an absorbed work (ORCID) listed the survivor: the survivor's own row stands,
+    # else the first of the absorbed works' rows moves.
+    cursor.execute(
+        f"""
+        WITH k AS (SELECT * FROM {_PAIRS_SQL})
+        DELETE FROM publications_worklistedby l USING k s, publications_worklistedby o
+        WHERE l.work_id = s.absorbed_id AND o.researcher_id = l.researcher_id
+          AND (o.work_id = s.survivor_id OR (o.work_id IN (
+                   SELECT absorbed_id FROM k x WHERE x.survivor_id = s.survivor_id)
+               AND o.id < l.id))
+        """,
+        columns,
+    )
+    cursor.execute(
+        f"""
+        UPDATE publications_worklistedby l SET work_id = k.survivor_id, position = NULL
+        FROM {_PAIRS_SQL} WHERE l.work_id = k.absorbed_id
+        """,
+        columns,
+    )
+    for hook in _HOOKS:
+        hook(cursor, pairs)
 
 
 def bylines_unite(

@@ -11,7 +11,7 @@ from django.db.models import F, Prefetch, QuerySet
 from bzpeer.db import read_connection
 from researchers.models import Researcher
 
-from .models import Authorship, MergedWork, Work, WorkTopic
+from .models import Authorship, MergedWork, Work, WorkListedBy, WorkTopic
 
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 _ARXIV_PREFIX = re.compile(r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:)", re.IGNORECASE)
@@ -75,13 +75,34 @@ def works_newest_first(queryset: QuerySet[Work]) -> QuerySet[Work]:
     return queryset.order_by(F("publication_date").desc(nulls_last=True), "-id")
 
 
+# A researcher's works: those whose byline names them, and those their own ORCID record lists
+# where no slot of the byline could be theirs (WorkListedBy without a position: the writer's
+# listed_by.py). A listing with a slot is on the byline already. Read through IN, so a work
+# that is both (or on one byline twice) is one work, counted once; PostgreSQL drives it from
+# the (researcher, work) indexes of both tables instead of scanning every work.
+# graph.services.metrics counts the same works.
+
+
+def _researcher_work_ids_sql(parameter: str) -> str:
+    return (
+        f"SELECT work_id FROM {Authorship._meta.db_table} WHERE researcher_id = %({parameter})s"
+        f" UNION ALL SELECT work_id FROM {WorkListedBy._meta.db_table}"
+        f" WHERE researcher_id = %({parameter})s AND position IS NULL"
+    )
+
+
 def works_for_researcher(researcher: Researcher) -> QuerySet[Work]:
-    """The researcher's works, newest first, with details (works_with_details). A semi-join
-    (IN) rather than a join, so a researcher listed twice on one byline still sees the work
-    once; PostgreSQL drives it from the (researcher, work) index instead of scanning every
-    work. Pages list works with WorkListing."""
-    authored = Authorship.objects.filter(researcher=researcher).values("work_id")
-    return works_newest_first(works_with_details().filter(pk__in=authored))
+    """The researcher's works (see above), newest first, with details (works_with_details).
+    Pages list works with WorkListing."""
+    # order_by(): the models' default orderings would join works (and researchers) into the
+    # subquery only to sort it.
+    authored = Authorship.objects.filter(researcher=researcher).order_by().values("work_id")
+    listed = (
+        WorkListedBy.objects.filter(researcher=researcher, position__isnull=True)
+        .order_by()
+        .values("work_id")
+    )
+    return works_newest_first(works_with_details().filter(pk__in=authored.union(listed, all=True)))
 
 
 # --- Listings --------------------------------------------------------------------------------
@@ -111,9 +132,8 @@ class ListedWork:
 
 # Which works a listing holds. Fixed SQL; the values travel as parameters.
 _LISTING_SCOPES = {
-    # A semi-join, so a researcher listed twice on one byline still sees the work once.
-    "researcher": "w.id IN (SELECT work_id FROM publications_authorship"
-    " WHERE researcher_id = %(researcher_id)s)",
+    # A semi-join, so a work is listed once (_researcher_work_ids_sql).
+    "researcher": f"w.id IN ({_researcher_work_ids_sql('researcher_id')})",
     "topic": "EXISTS (SELECT 1 FROM publications_worktopic wt"
     " WHERE wt.work_id = w.id AND wt.topic_id = %(topic_scope_id)s)",
     "institution": "EXISTS (SELECT 1 FROM publications_authorship a"
@@ -241,7 +261,7 @@ FACET_TOPICS = 50
 _RESEARCHER_FACETS_SQL = f"""
 WITH authored AS MATERIALIZED (
     SELECT w.id, w.publication_year, w.type FROM publications_work w
-    WHERE w.id IN (SELECT work_id FROM publications_authorship WHERE researcher_id = %(id)s)
+    WHERE w.id IN ({_researcher_work_ids_sql("id")})
 )
 SELECT
     (SELECT count(*) FROM authored),

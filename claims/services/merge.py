@@ -22,7 +22,7 @@ from graph.services import researcher_metrics_refresh
 from graph.tasks import coauthor_edges_schedule
 from notifications.kinds import NotificationCategory
 from notifications.services import notification_create
-from publications.models import Authorship, Work
+from publications.models import Authorship, Work, WorkListedBy
 from researchers.models import Affiliation, Follow, Researcher
 
 from .audit import audit
@@ -38,10 +38,11 @@ logger = logging.getLogger(__name__)
 def researcher_merge(
     *, source: Researcher, survivor: Researcher, moderator: User | None, reason: str
 ) -> Researcher:
-    """Merge `source` into `survivor`: authorships, follows, claims (with their vouches),
-    disputes, split requests and affiliations move to the survivor; the source keeps its row
-    (and slug) with merged_into set, so its URL redirects. Counts and trust are refreshed.
-    moderator None is the system (an OpenAlex merge applied by an import).
+    """Merge `source` into `survivor`: authorships, the works its ORCID record lists, follows,
+    claims (with their vouches), disputes, split requests and affiliations move to the
+    survivor; the source keeps its row (and slug) with merged_into set, so its URL redirects.
+    Counts and trust are refreshed. moderator None is the system (an OpenAlex merge applied by
+    an import).
 
     Refused when the two are the same, either is already merged, they carry different ORCID
     iDs (two people), or both have (different) approved claimants: wrong merges of namesakes
@@ -73,6 +74,15 @@ def researcher_merge(
 
     moved = {}
     moved["authorships"] = Authorship.objects.filter(researcher=source).update(researcher=survivor)
+    # The works the source's ORCID record lists are the survivor's (a work listed without a
+    # byline slot counts for who listed it); a work both list keeps the survivor's row.
+    WorkListedBy.objects.filter(
+        researcher=source,
+        work__in=WorkListedBy.objects.filter(researcher=survivor).values("work"),
+    ).delete()
+    moved["listed_works"] = WorkListedBy.objects.filter(researcher=source).update(
+        researcher=survivor
+    )
     # A user following both keeps one follow.
     Follow.objects.filter(
         researcher=source, user__in=Follow.objects.filter(researcher=survivor).values("user")

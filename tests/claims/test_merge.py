@@ -9,9 +9,9 @@ from django.urls import reverse
 
 from claims import services
 from claims.models import Claim, ClaimStatus, ModerationEvent
-from publications.models import Authorship
+from publications.models import Authorship, WorkListedBy
 from researchers.models import Follow, Researcher
-from tests.factories import AuthorshipFactory, ResearcherFactory
+from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
 
 from .conftest import client_for
 from .helpers import approved_claimant, submit
@@ -91,6 +91,29 @@ def test_merge_moves_open_claims_and_keeps_one_per_user(alice, moderator):
         .values_list("status", flat=True)
         .order_by("status")
     ) == ["pending", "withdrawn"]
+
+
+def test_merge_moves_the_works_the_sources_orcid_record_lists_once(moderator):
+    survivor, duplicate = ResearcherFactory(), ResearcherFactory(orcid="0000-0002-1825-0097")
+    listed_by_both, listed_by_duplicate = WorkFactory(), WorkFactory()
+    for work, researcher in [
+        (listed_by_both, survivor),
+        (listed_by_both, duplicate),
+        (listed_by_duplicate, duplicate),
+    ]:
+        WorkListedBy.objects.create(
+            work=work, researcher=researcher, origin="orcid", origin_id=f"{researcher.pk}:1"
+        )
+
+    services.researcher_merge(
+        source=duplicate, survivor=survivor, moderator=moderator, reason="dup"
+    )
+
+    assert sorted(WorkListedBy.objects.values_list("work_id", "researcher_id")) == sorted(
+        [(listed_by_both.pk, survivor.pk), (listed_by_duplicate.pk, survivor.pk)]
+    )
+    event = ModerationEvent.objects.get(action="researcher_merged")
+    assert event.details["listed_works"] == 1
 
 
 def test_merge_refuses_records_with_different_orcids(moderator):

@@ -64,6 +64,28 @@ class ParsedBatch:
     prepared: dict[str, Any] = field(default_factory=dict)  # kind -> its handler's prepare()
 
 
+def batch_prepare(batch: ParsedBatch) -> ParsedBatch:
+    """Run each kind's prepare() (the writer's database-free part) on the batch's records."""
+    batch.prepared = {}
+    for kind, records in batch.records.items():
+        prepare = ENTITY_HANDLERS[kind].prepare
+        if prepare is not None:
+            batch.prepared[kind] = prepare(records)
+    return batch
+
+
+def batches_joined(parts: Sequence[ParsedBatch]) -> ParsedBatch:
+    """One batch of the records and issues of parts, in order, not prepared yet. The caller
+    knows that no record of one part has the kind and key of a record of another."""
+    joined = ParsedBatch()
+    for part in parts:
+        joined.read += part.read
+        joined.issues.extend(part.issues)
+        for kind, records in part.records.items():
+            joined.records.setdefault(kind, []).extend(records)
+    return joined
+
+
 def _raw_text(raw: bytes) -> str:
     """The line as text moderators can read, and PostgreSQL can store (no NUL)."""
     text = raw[:RAW_TEXT_LIMIT].decode("utf-8", errors="replace").rstrip("\n")

@@ -22,7 +22,7 @@ from publications.importers.records import (
 from publications.importers.validation import record_checked
 from publications.models import ImportIssue
 
-from .parsing import ENTITY_HANDLERS, ParsedBatch, _raw_text, issue_text
+from .parsing import ENTITY_HANDLERS, ParsedBatch, _raw_text, batch_prepare, issue_text
 
 logger = logging.getLogger(__name__)
 
@@ -34,10 +34,16 @@ _KINDS: dict[type, str] = {
 
 
 def parse_source_batch(
-    raws: Iterable[tuple[int, bytes | Rejected]], *, source: str, path: str, run_id: int
+    raws: Iterable[tuple[int, bytes | Rejected]],
+    *,
+    source: str,
+    path: str,
+    run_id: int,
+    prepare: bool = True,
 ) -> ParsedBatch:
     """Map raw records of `source` (numbered from 1 in their file, or in the API answer).
-    Duplicates of a record (same origin and id) within the batch keep the first."""
+    Duplicates of a record (same origin and id) within the batch keep the first. Without
+    prepare, the batch is left for the caller to join to others and prepare (batch_prepare)."""
     mapper = sources.mapper_of(source)
     batch = ParsedBatch()
     first_of: dict[tuple[str, str], int] = {}
@@ -115,8 +121,4 @@ def parse_source_batch(
                 continue
             first_of[(kind, key)] = number
             batch.records.setdefault(kind, []).append(record)
-    for kind, records in batch.records.items():
-        prepare = ENTITY_HANDLERS[kind].prepare
-        if prepare is not None:
-            batch.prepared[kind] = prepare(records)
-    return batch
+    return batch_prepare(batch) if prepare else batch

@@ -1,12 +1,13 @@
-"""One chunk of an import (a line range of one file), read, parsed ahead and written batch by
-batch from where it last committed."""
+"""One chunk of an import (a line range of one file, or of several small files read one after
+the other), read, parsed ahead and written batch by batch from where it last committed."""
 
 from __future__ import annotations
 
+import itertools
 import queue
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from publications.importers.openalex import snapshot
 from publications.importers.records import OPENALEX
 from publications.models import ImportChunk, ImportRun
 
-from ..parsing import ParsedBatch, parse_batch
+from ..parsing import ENTITY_HANDLERS, ParsedBatch, batch_prepare, batches_joined, parse_batch
 from ..source_parsing import parse_source_batch
 from .batches import import_batch_commit
 from .runs import import_run_finish_if_complete, import_run_mark_running
@@ -41,10 +42,9 @@ _DONE = object()
 
 
 def _chunk_lines(chunk: ImportChunk, source: str) -> Iterator[tuple[int, int | None, bytes]]:
-    """(number, byte offset or None, raw record) of the chunk from its next record on.
-    OpenAlex files are read by line (and byte offset); other sources by their reader, whose
-    records are numbered from 1 in the file, or across the chunk's files when it has several
-    (publications.importers.sources)."""
+    """(number, byte offset or None, raw record) of a chunk of one file from its next record
+    on. OpenAlex files are read by line (and byte offset); other sources by their reader, whose
+    records are numbered from 1 in the file (publications.importers.sources)."""
     path = Path(chunk.path)
     if source == OPENALEX:
         yield from snapshot.read_lines(
@@ -56,20 +56,69 @@ def _chunk_lines(chunk: ImportChunk, source: str) -> Iterator[tuple[int, int | N
         )
         return
     reader = sources.reader_of(source)
-    if chunk.paths:
-        records = sources.read_records_of_files(
-            reader, [Path(p) for p in chunk.paths], start=chunk.next_line, end=chunk.end_line
-        )
-    else:
-        records = sources.read_records(reader, path, start=chunk.next_line, end=chunk.end_line)
-    for number, raw in records:
+    for number, raw in sources.read_records(
+        reader, path, start=chunk.next_line, end=chunk.end_line
+    ):
         yield number, None, raw
+
+
+def _file_pieces(
+    records: Iterable[tuple[int, int, bytes]], size: int
+) -> Iterator[list[tuple[int, bytes]]]:
+    """(number, raw) of the records of each file in turn, cut every `size` records from the
+    file's first. records: (number, file index, raw), the files one after the other."""
+    for _, file_records in itertools.groupby(records, key=lambda record: record[1]):
+        rows = ((number, raw) for number, _, raw in file_records)
+        while piece := list(itertools.islice(rows, size)):
+            yield piece
+
+
+def _record_keys(batch: ParsedBatch) -> set[tuple[str, str]]:
+    return {
+        (kind, ENTITY_HANDLERS[kind].key(record))
+        for kind, records in batch.records.items()
+        for record in records
+    }
+
+
+def _files_batches(chunk: ImportChunk, *, source: str, batch_size: int) -> Iterator[_ChunkBatch]:
+    """The batches of a chunk of several files (ImportChunk.paths), written as each file would
+    be in a chunk of its own: a batch holds whole files up to batch_size records (a larger file
+    is cut every batch_size records from its first, as its own chunk would be), and a file
+    that carries a record of an earlier file of the batch (the same kind and key: two copies
+    of one ORCID record) starts the next batch. Its copy is then written after the first, an
+    update, instead of being rejected as a duplicate within the batch. Two copies within one
+    file stay such a duplicate, as in a chunk of their own."""
+    reader = sources.reader_of(source)
+    records = sources.read_records_of_files_by_file(
+        reader, [Path(p) for p in chunk.paths], start=chunk.next_line, end=chunk.end_line
+    )
+    lines: list[tuple[int, bytes]] = []
+    parts: list[ParsedBatch] = []
+    keys: set[tuple[str, str]] = set()
+    for piece in _file_pieces(records, batch_size):
+        part = parse_source_batch(
+            piece, source=source, path=chunk.path, run_id=chunk.run_id, prepare=False
+        )
+        part_keys = _record_keys(part)
+        if lines and (len(lines) + len(piece) > batch_size or not keys.isdisjoint(part_keys)):
+            yield _ChunkBatch(
+                lines, batch_prepare(batches_joined(parts)), lines[-1][0], None, False
+            )
+            lines, parts, keys = [], [], set()
+        lines += piece
+        parts.append(part)
+        keys |= part_keys
+    yield _ChunkBatch(lines, batch_prepare(batches_joined(parts)), chunk.end_line, None, True)
 
 
 def _chunk_batches(chunk: ImportChunk, *, batch_size: int) -> Iterator[_ChunkBatch]:
     """The chunk's batches from its next record on, read and parsed."""
     source = ImportRun.objects.filter(id=chunk.run_id).values_list("source", flat=True).first()
     source = source or OPENALEX
+    if source != OPENALEX and chunk.paths:
+        yield from _files_batches(chunk, source=source, batch_size=batch_size)
+        return
     lines = _chunk_lines(chunk, source)
 
     def parsed(batch: list[tuple[int, bytes]], next_line: int, next_byte: int | None, final: bool):  # noqa: ANN202

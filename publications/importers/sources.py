@@ -196,9 +196,18 @@ def read_records_of_files(
     """The records numbered start+1 .. end of these files read one after the other (numbers
     from 1 across them), as (number, raw). Files before start are counted, not parsed, when
     the reader has one record per file."""
+    for number, _, raw in read_records_of_files_by_file(reader, paths, start=start, end=end):
+        yield number, raw
+
+
+def read_records_of_files_by_file(
+    reader: Reader, paths: Sequence[Path], *, start: int, end: int
+) -> Iterator[tuple[int, int, bytes]]:
+    """read_records_of_files, each record with the index in paths of the file it is in:
+    (number, file index, raw)."""
     number = 0
     one_each = getattr(reader, "one_record_per_file", False)
-    for path in paths:
+    for file_index, path in enumerate(paths):
         if one_each and number + 1 <= start:
             number += 1
             continue
@@ -208,4 +217,4 @@ def read_records_of_files(
                 continue
             if number > end:
                 return
-            yield number, raw
+            yield number, file_index, raw

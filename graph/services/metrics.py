@@ -88,8 +88,12 @@ WITH summary_big AS MATERIALIZED (
     WHERE id = ANY(%(ids)s) AND works_count >= %(min_works)s
 ),
 researcher_works AS MATERIALIZED (
-    SELECT DISTINCT a.researcher_id, a.work_id
+    SELECT a.researcher_id, a.work_id
     FROM publications_authorship a JOIN summary_big b ON a.researcher_id = b.id
+    UNION
+    SELECT l.researcher_id, l.work_id
+    FROM publications_worklistedby l JOIN summary_big b ON l.researcher_id = b.id
+    WHERE l.position IS NULL
 ),
 ranked AS (
     SELECT rw.researcher_id, rw.work_id, w.publication_date, w.publication_year,
@@ -117,8 +121,15 @@ WITH touched AS (
     SELECT id FROM researchers_researcher WHERE id = ANY(%(ids)s) ORDER BY id FOR UPDATE
 ),
 researcher_works AS (
-    SELECT DISTINCT a.researcher_id, a.work_id
+    -- A researcher's works (as publications.selectors reads them): those whose byline names
+    -- them, and those their ORCID record lists where no slot could be theirs (WorkListedBy
+    -- without a position); UNION counts a work that is both once.
+    SELECT a.researcher_id, a.work_id
     FROM publications_authorship a JOIN touched t ON a.researcher_id = t.id
+    UNION
+    SELECT l.researcher_id, l.work_id
+    FROM publications_worklistedby l JOIN touched t ON l.researcher_id = t.id
+    WHERE l.position IS NULL
 ),
 ranked AS (
     SELECT rw.researcher_id, w.cited_by_count AS cited,

@@ -235,11 +235,6 @@ def test_a_listed_work_counts_once_when_he_also_holds_or_later_takes_a_slot(clie
     assert f"{len(listed)} published item(s)" in works["profile"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="graph.services.metrics counts bylines only; the change it needs (the same works "
-    "as publications.selectors: bylines and listed without a slot) is graph's to make",
-)
 def test_his_works_count_counts_the_works_he_lists_without_a_slot_once(testdata_dir):
     _write(_crossref(("Charles Tapley Hoyt", None), ("Someone Else", None)))
     _import_orcid(testdata_dir)

@@ -255,6 +255,21 @@ def test_a_record_without_doi_or_arxiv_id_finds_its_work_by_title_year_and_first
     assert WorkSource.objects.count() == 2
 
 
+def test_one_batch_finds_a_title_only_record_its_work_as_two_batches_would():
+    title_only = WorkRecord(
+        origin=ORCID,
+        origin_id=f"{ORCID_ID}:12345",
+        title="Highly Accurate Protein Structure Prediction with AlphaFold",
+        published=partial_date(2021),
+        authorships=(_author("John Jumper"),),
+    )
+    totals = _write(_crossref(), title_only)
+
+    assert Work.objects.count() == 1
+    assert WorkSource.objects.count() == 2
+    assert totals["created"] == 1 and totals["updated"] == 1
+
+
 def test_an_invalid_orcid_checksum_makes_no_researcher_with_it():
     _write(
         WorkRecord(

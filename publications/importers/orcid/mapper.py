@@ -8,6 +8,7 @@ the group's `self` identifiers); a /works answer gives the works; a /person the 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import orjson
@@ -207,7 +208,7 @@ def map_work_group(
     )
     return WorkRecord(
         origin=ORCID,
-        origin_id=f"{orcid or 'no-orcid'}:{work.put_code}",
+        origin_id=_work_origin_id(group, orcid=orcid, doi=doi, arxiv_id=arxiv_id),
         title=work.title if not work.subtitle else f"{work.title}: {work.subtitle}",
         doi=doi,
         arxiv_id=arxiv_id,
@@ -221,6 +222,36 @@ def map_work_group(
         listed_by=owner,
         external_ids=tuple(external_ids),
     )
+
+
+def _work_origin_id(
+    group: OrcidWorkGroup, *, orcid: str | None, doi: str | None, arxiv_id: str | None
+) -> str:
+    """The work's key among ORCID's contributions: the record's iD and the entry's put-code.
+    An entry without a put-code (a write sample, a work posted alone) is keyed by what it says
+    instead, so two such works stay two and the same one imported again is recognised; without
+    this they all shared the key ":None" and overwrote each other."""
+    work = group.preferred
+    if work.put_code is not None:
+        return f"{orcid or 'no-orcid'}:{work.put_code}"
+    said = orjson.dumps(
+        [
+            work.title,
+            work.subtitle,
+            work.type,
+            str(work.publication_date),
+            work.journal_title,
+            doi,
+            arxiv_id,
+            sorted(
+                {
+                    (ext.type, ext.value, ext.relationship)
+                    for ext in (*group.external_ids, *work.external_ids)
+                }
+            ),
+        ]
+    )
+    return f"{orcid or 'no-orcid'}:content-{hashlib.sha256(said).hexdigest()[:20]}"
 
 
 def _doi(value: str) -> str | None:

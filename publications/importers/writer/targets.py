@@ -180,6 +180,11 @@ def assign_targets(
                 )
         if is_openalex and record.openalex_id:
             keys.setdefault(("openalex", record.openalex_id), target)
+        # A stored work is found by its title key whatever identifiers it has (_find_existing);
+        # a work new in this batch is found the same way by a later record that has only a title,
+        # so the batch unites what two batches would.
+        if fields["title_key"] and ("title", fields["title_key"]) not in record_keys:
+            keys.setdefault(("title", fields["title_key"]), target)
         target.records.append(index)
     return [t for t in targets if t.records]
 

@@ -404,3 +404,19 @@ def test_error_search_and_xml_answers_are_rejected_with_their_reason(testdata_di
         (raw,) = list(READER.records(testdata_dir / "orcid" / relative))
         with pytest.raises(MappingError, match=reason):
             map_record(raw)
+
+
+def test_works_without_a_put_code_keep_keys_of_their_own(testdata_dir):
+    from publications.importers.records import WorkRecord
+
+    # ORCID's write samples: works posted alone, with no put-code and no record iD.
+    bulk = "v3.0/write_samples/orcid-model_bulk-works-3-works-3.0.json"
+    keys = [r.origin_id for r in _mapped(testdata_dir, bulk) if isinstance(r, WorkRecord)]
+    other = [
+        r.origin_id
+        for r in _mapped(testdata_dir, "v3.0/write_samples/orcid-model_work-full-3.0.json")
+        if isinstance(r, WorkRecord)
+    ]
+    assert len(keys) == 3 and len(set(keys + other)) == 4  # were all "no-orcid:None"
+    # Mapped again, the same works get the same keys: a re-import updates, never duplicates.
+    assert [r.origin_id for r in _mapped(testdata_dir, bulk) if isinstance(r, WorkRecord)] == keys

@@ -3,6 +3,9 @@
 The weekly digest of every user, computed and handed to the mail backend in one process, as one
 worker would (the `send_digests --sync` path: plan, then chunk after chunk of claim, the chunk's
 windows in one statement, render, send, mark). Target: all 200,000 users in under 5 minutes.
+Then (`--worker-processes`, 2 by default, the machine's cores; 0 skips it) the same digests
+the way the product sends them: `send_digests` without --sync queues a task per chunk and one
+Celery worker of that concurrency sends them, timed until every delivery is finished.
 
 The corpus is feed_bench's, generated the same way (its GENERATE statements, set-based with
 generate_series) in a database of its own (default bzpeer_digest_bench): researchers, works
@@ -26,17 +29,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 
 from tests.bench import feed_bench
 from tests.bench.import_bench import (
     DATA_DIR,
+    REPO_ROOT,
     bench_database_url,
     ensure_database,
     machine_describe,
@@ -49,32 +57,11 @@ CLOCK = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 TARGET_USERS = 200_000
 TARGET_SECONDS = 5 * 60
 
-# The week's works: feed_bench's arrivals end when it generated them; they are shifted to end at
-# CLOCK, then the works that arrived in the week before it get a publication date a few days
-# before their arrival, except one in ten left as old papers (a backfill the digest must skip).
+# The week's works: feed_bench's arrivals are generated to end an hour before CLOCK (its
+# statements run with that time for now(), so no 1M-row UPDATE shifts them afterwards); the works
+# that arrived in the week before it get a publication date a few days before their arrival,
+# except one in ten left as old papers (a backfill the digest must skip).
 PREPARE = [
-    (
-        "arrivals shifted to end at the clock",
-        """
-        UPDATE publications_work
-        SET created_at = created_at + (%(clock)s::timestamptz - (SELECT max(created_at)
-                                                               FROM publications_work))
-        """,
-    ),
-    (
-        "authorship arrivals",
-        """
-        UPDATE publications_authorship a SET work_created_at = w.created_at
-        FROM publications_work w WHERE w.id = a.work_id AND a.work_created_at <> w.created_at
-        """,
-    ),
-    (
-        "work topic arrivals",
-        """
-        UPDATE publications_worktopic t SET work_created_at = w.created_at
-        FROM publications_work w WHERE w.id = t.work_id AND t.work_created_at <> w.created_at
-        """,
-    ),
     (
         "publication dates of the week's works",
         """
@@ -94,7 +81,7 @@ def corpus_ready(url: str, params: dict[str, int]) -> bool:
 
 
 def corpus_build(url: str, params: dict[str, int]) -> dict[str, float]:
-    seconds = feed_bench.corpus_generate(url, params)
+    seconds = feed_bench.corpus_generate(url, params, clock=CLOCK - timedelta(hours=1))
     with psycopg.connect(url, autocommit=True) as connection:
         for name, statement in PREPARE:
             say(f"  {name} ...")
@@ -104,6 +91,76 @@ def corpus_build(url: str, params: dict[str, int]) -> dict[str, float]:
         for table in ("publications_work", "publications_authorship", "publications_worktopic"):
             connection.execute(f"VACUUM ANALYZE {table}")
     return seconds
+
+
+def worker_measure(*, url: str, env: dict[str, str], processes: int, backend: str) -> dict:
+    """The same weekly digests as the product sends them: `send_digests` plans and queues one
+    task per chunk, and one Celery worker of `processes` processes (its default concurrency is
+    the machine's cores) sends them. Timed from the command's start until every planned
+    delivery is finished; the deliveries of the in-process run are deleted first."""
+    redis = urlsplit(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    queue = "bzpeer-digest-bench"
+    worker_env = {
+        **env,
+        "REDIS_URL": redis._replace(path="/13").geturl(),
+        "CELERY_DEFAULT_QUEUE": queue,
+        "SITE_URL": "https://bzpeer.example",
+        "EMAIL_BACKEND": (
+            "tests.bench.digest_bench.SerializingBackend"
+            if backend == "serialize"
+            else "django.core.mail.backends.dummy.EmailBackend"
+        ),
+    }
+    for name in ("CELERY_BROKER_URL", "CELERY_MAIL_QUEUE", "PGAPPNAME"):
+        worker_env.pop(name, None)
+    log_path = DATA_DIR / "digest-worker.log"
+    with psycopg.connect(url, autocommit=True) as raw:
+        raw.execute("DELETE FROM feed_digestdelivery")
+    say(f"one worker, {processes} processes: send_digests --period weekly ...")
+    with log_path.open("wb") as log:
+        worker = subprocess.Popen(
+            [str(Path(sys.executable).with_name("celery")), "-A", "bzpeer", "worker",
+             "-Q", f"{queue},{queue}-mail", "--concurrency", str(processes),
+             "--prefetch-multiplier", "1", "--without-gossip", "--without-mingle",
+             "--without-heartbeat", "--loglevel", "info", "-n", "digest-bench@%h"],
+            env=worker_env, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            time.sleep(5)  # the worker's start-up is not the digests' time
+            started = time.perf_counter()
+            subprocess.run(
+                [sys.executable, str(REPO_ROOT / "manage.py"), "send_digests", "--period",
+                 "weekly", "--at", CLOCK.isoformat()],
+                env=worker_env, cwd=REPO_ROOT, check=True, stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+            with psycopg.connect(url, autocommit=True) as raw:
+                planned = raw.execute("SELECT count(*) FROM feed_digestdelivery").fetchone()[0]
+                while True:
+                    left = raw.execute(
+                        "SELECT count(*) FROM feed_digestdelivery WHERE finished_at IS NULL"
+                    ).fetchone()[0]
+                    if not left or worker.poll() is not None:
+                        break
+                    time.sleep(0.5)
+                seconds = time.perf_counter() - started
+                emailed = raw.execute(
+                    "SELECT count(*) FROM feed_digestdelivery WHERE emailed"
+                ).fetchone()[0]
+        finally:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(timeout=60)
+    figures = {
+        "processes": processes,
+        "planned": planned,
+        "left_unfinished": left,
+        "emailed": emailed,
+        "seconds": round(seconds, 1),
+        "per_user_ms": round(seconds / planned * 1000, 3) if planned else 0,
+        "log": str(log_path),
+    }
+    say(f"one worker: {figures}")
+    return figures
 
 
 def backend_cpu_seconds(pid: int) -> float:
@@ -139,6 +196,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--backend", choices=["serialize", "dummy"], default="serialize")
     parser.add_argument("--limit-users", type=int, default=0, help="send to the first N only")
     parser.add_argument("--regenerate", action="store_true")
+    parser.add_argument(
+        "--worker-processes",
+        type=int,
+        default=2,
+        help="then the same digests through send_digests and one Celery worker of this "
+        "concurrency (0: skip)",
+    )
     args = parser.parse_args(argv)
 
     params = {
@@ -295,6 +359,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "seconds": round(again_seconds, 2),
         },
     }
+    if args.worker_processes and not args.limit_users:
+        report["one_worker"] = worker_measure(
+            url=url, env=env, processes=args.worker_processes, backend=args.backend
+        )
     say(json.dumps({k: v for k, v in report.items() if k not in ("machine",)}, indent=2))
     (DATA_DIR / "digest-report.json").write_text(json.dumps(report, indent=2, default=str))
     say(f"report: {DATA_DIR / 'digest-report.json'}")

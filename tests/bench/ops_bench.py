@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -127,6 +128,52 @@ def _wait_for_replay(primary: Cluster, replica: Cluster) -> None:
             time.sleep(0.2)
 
 
+class ReplicaLagSampler:
+    """Samples, twice a second on the primary, how far the replica's replay is behind: bytes of
+    WAL not yet replayed and PostgreSQL's own replay_lag (the time between a commit on the
+    primary and its replay on the replica). A user who wrote is read from the primary for
+    DATABASE_REPLICA_STICKY_SECONDS; this says whether that window covers the lag under load."""
+
+    def __init__(self, primary: Cluster) -> None:
+        self.primary = primary
+        self.bytes_behind: list[int] = []
+        self.lag_seconds: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> ReplicaLagSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        with psycopg.connect(self.primary.url("postgres"), autocommit=True) as connection:
+            while not self._stop.wait(0.5):
+                row = connection.execute(
+                    "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)::bigint,"
+                    "       coalesce(extract(epoch FROM replay_lag), 0)::float8"
+                    " FROM pg_stat_replication"
+                ).fetchone()
+                if row is not None:
+                    self.bytes_behind.append(int(row[0] or 0))
+                    self.lag_seconds.append(float(row[1]))
+
+    def figures(self) -> dict[str, float]:
+        if not self.lag_seconds:
+            return {"samples": 0}
+        ordered = sorted(self.lag_seconds)
+        return {
+            "samples": len(ordered),
+            "replay_lag_p50_s": round(ordered[len(ordered) // 2], 3),
+            "replay_lag_p99_s": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 3),
+            "replay_lag_max_s": round(ordered[-1], 3),
+            "wal_behind_max_mb": round(max(self.bytes_behind) / 1e6, 1),
+        }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--works", type=int, default=20000)
@@ -169,7 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         manage("migrate", "--noinput", "-v0")
         manage("collectstatic", "--noinput", "-v0")
         write_works_snapshot(work_dir / "snapshot", works=options.works)
-        manage("import_openalex", str(work_dir / "snapshot"), "--sync", "--no-progress")
+        say("importing while sampling the replica's replay lag ...")
+        with ReplicaLagSampler(primary) as lag:
+            import_started = time.perf_counter()
+            manage("import_openalex", str(work_dir / "snapshot"), "--sync", "--no-progress")
+            import_seconds = time.perf_counter() - import_started
+        replica_lag = {**lag.figures(), "import_seconds": round(import_seconds, 1)}
         with psycopg.connect(primary.url(DATABASE), autocommit=True) as connection:
             connection.execute("VACUUM ANALYZE")
             connection.execute("CHECKPOINT")
@@ -242,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
             "server": "gunicorn, 2 sync workers, bzpeer.settings.production",
             "load": f"wrk, {options.clients} connections, {options.seconds}s per run, {len(profiles)} random profiles",
             "figures": figures,
+            "replica_lag_during_import": replica_lag,
+            "sticky_seconds": int(os.environ.get("DATABASE_REPLICA_STICKY_SECONDS", "10")),
         }  # fmt: skip
         DATA_DIR.mkdir(exist_ok=True)
         (DATA_DIR / "ops-report.json").write_text(json.dumps(report, indent=2))
@@ -253,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"  p50 {row['p50_ms']:6.1f} ms  p99 {row['p99_ms']:6.1f} ms"
                     f"  non-2xx/3xx {row['non_2xx']}"
                 )
+        say(
+            f"replica replay lag while importing {options.works:,} works ({replica_lag}); a user "
+            "who wrote reads the primary for DATABASE_REPLICA_STICKY_SECONDS (10 by default)"
+        )
         say(f"load average at the end: {load}")
         return 0
     finally:

@@ -24,7 +24,7 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.core.exceptions import MiddlewareNotUsed
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
 from django.views.decorators.cache import never_cache
@@ -147,6 +147,41 @@ class CeleryQueueDepthCollector(Collector):
         yield gauge
 
 
+# 0 when the replica has replayed all the WAL it received; otherwise how long ago the last
+# transaction it replayed committed on the primary. NULL on a server that is not a replica.
+_REPLICA_LAG_SQL = """
+SELECT CASE
+    WHEN NOT pg_is_in_recovery() THEN NULL
+    WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+    ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())
+END
+"""
+
+
+class ReplicaLagCollector(Collector):
+    """How far each read replica (DATABASE_REPLICA_URLS) is behind the primary, read from it at
+    scrape time. A user who wrote reads the primary for DATABASE_REPLICA_STICKY_SECONDS: the
+    window must stay above this lag (docs/scaling.md)."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        gauge = GaugeMetricFamily(
+            "bzpeer_database_replica_lag_seconds",
+            "Seconds a read replica's replay is behind the primary (0: all it received).",
+            labels=["replica"],
+        )
+        for alias in settings.DATABASE_REPLICAS:
+            try:
+                with connections[alias].cursor() as cursor:
+                    cursor.execute(_REPLICA_LAG_SQL)
+                    (lag,) = cursor.fetchone()
+            except DatabaseError:
+                logger.warning("metrics: replica %s did not answer its lag", alias)
+                continue
+            if lag is not None:
+                gauge.add_metric([alias], float(lag))
+        yield gauge
+
+
 def _scrape_registry() -> CollectorRegistry:
     if settings.METRICS_MULTIPROCESS_DIR:
         # Each gunicorn worker writes its figures to files there; the scrape adds them up.
@@ -156,6 +191,8 @@ def _scrape_registry() -> CollectorRegistry:
         registry = CollectorRegistry()
         registry.register(_Forward(REGISTRY))
     registry.register(CeleryQueueDepthCollector())
+    if settings.DATABASE_REPLICAS:
+        registry.register(ReplicaLagCollector())
     for path in settings.METRICS_COLLECTORS:
         registry.register(import_string(path)())
     return registry

@@ -31,6 +31,7 @@ from .servers import (
 )
 
 DATABASE = "bzpeer"
+METRICS_TOKEN = "replica-test-" + secrets.token_hex(8)
 _WRITE = re.compile(r"\b(INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE)\b", re.IGNORECASE)
 
 # Run by manage.py shell on the primary: a researcher with a work, alice (verified) and her
@@ -102,6 +103,7 @@ def pair(tmp_path_factory) -> Iterator[Pair]:
             "DATABASE_URL": primary.url(DATABASE),
             "DATABASE_REPLICA_URLS": replica.url(DATABASE),
             "DATABASE_REPLICA_STICKY_SECONDS": "30",
+            "METRICS_TOKEN": METRICS_TOKEN,
         },
         tmp_path_factory.mktemp("site") / "gunicorn.log",
     )
@@ -207,6 +209,36 @@ def test_a_follow_is_on_the_very_next_page_while_the_replica_lags(pair, seeded):
         while 'aria-pressed="true"' not in (page := later.get(profile).text):
             assert time.monotonic() < deadline, page[:500]
             time.sleep(0.2)
+
+
+def _replica_lag(pair: Pair) -> float:
+    with _client(pair) as scraper:
+        scraped = scraper.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    assert scraped.status_code == 200, scraped.text[:300]
+    found = re.search(
+        r'^bzpeer_database_replica_lag_seconds\{replica="replica_1"\} (\S+)$',
+        scraped.text,
+        re.MULTILINE,
+    )
+    assert found, scraped.text[:2000]
+    return float(found.group(1))
+
+
+def test_metrics_show_how_far_the_replica_lags(pair, seeded):
+    pair.wait_for_replay()
+    assert _replica_lag(pair) == 0
+
+    pair.replay(paused=True)
+    try:
+        with pair.primary.connect() as connection:  # a commit the replica receives, not replays
+            connection.execute("CREATE TABLE IF NOT EXISTS lag_probe (at timestamptz)")
+            connection.execute("INSERT INTO lag_probe VALUES (now())")
+        time.sleep(2)
+        assert _replica_lag(pair) >= 1.5
+    finally:
+        pair.replay(paused=False)
+    pair.wait_for_replay()
+    assert _replica_lag(pair) == 0
 
 
 def test_the_router_sends_nothing_but_reads_to_the_replica(pair, seeded):

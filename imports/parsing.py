@@ -49,6 +49,12 @@ ENTITY_HANDLERS: dict[str, EntityHandler] = {
         lambda cursor, records: _cv_writer()(cursor, records),
         lambda r: f"{r.origin}:{r.origin_id}",
     ),
+    # Every work an owner's ORCID record lists: the listings it dropped go (after the works).
+    "listings": EntityHandler(
+        lambda obj: obj,
+        writer.listings_prune,
+        lambda r: f"{r.origin}:{r.owner_orcid}",
+    ),
 }
 
 
@@ -187,4 +193,4 @@ def parse_batch(
 
 
 # Entity order matters: works reference the others, which are then already there in full.
-WRITE_ORDER = ("topics", "sources", "institutions", "authors", "cv_entries", "works")
+WRITE_ORDER = ("topics", "sources", "institutions", "authors", "cv_entries", "works", "listings")

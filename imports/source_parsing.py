@@ -14,6 +14,7 @@ from typing import Any
 from publications.importers import sources
 from publications.importers.records import (
     CvEntryRecord,
+    ListedWorksRecord,
     MappingError,
     Rejected,
     ResearcherRecord,
@@ -30,6 +31,7 @@ _KINDS: dict[type, str] = {
     WorkRecord: "works",
     ResearcherRecord: "authors",
     CvEntryRecord: "cv_entries",
+    ListedWorksRecord: "listings",
 }
 
 

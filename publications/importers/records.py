@@ -355,3 +355,16 @@ class CvEntryRecord:
     currency: str = ""
     display_index: int | None = None
     source_updated_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ListedWorksRecord:
+    """Every work one owner's record lists, read completely (an ORCID record or /works answer
+    whose works section parsed without a failure): the works of this origin that the owner's
+    record listed before and no longer does stop being listed by them (writer/listed_by.py:
+    listings_prune). A record read partially gives none, so it never removes a listing.
+    `origin_ids` are the WorkRecord.origin_id of the listed works."""
+
+    owner_orcid: str
+    origin: str
+    origin_ids: tuple[str, ...] = ()

@@ -20,6 +20,7 @@ from publications.importers.records import (
     AuthorRef,
     AuthorshipRecord,
     CvEntryRecord,
+    ListedWorksRecord,
     MappingError,
     Rejected,
     ResearcherRecord,
@@ -100,11 +101,21 @@ def map_orcid_record(record: OrcidRecord) -> list[object]:
         )
     for funding in record.fundings:
         out.append(map_funding(funding, orcid) if orcid else _no_owner(funding.put_code))
+    listed: list[str] = []
+    complete = record.works_complete
     for group in record.work_groups:
         try:
-            out.append(map_work_group(group, orcid=orcid, owner=owner))
+            work = map_work_group(group, orcid=orcid, owner=owner)
         except MappingError as exc:
+            complete = False
             out.append(Rejected(reason=str(exc), external_id=f"{orcid}:{group.preferred.put_code}"))
+            continue
+        out.append(work)
+        listed.append(work.origin_id)
+    if orcid and complete:
+        # All the works the record lists: the owner's earlier listings from it that are not
+        # among them go (a record read partially says nothing about the works it left out).
+        out.append(ListedWorksRecord(owner_orcid=orcid, origin=ORCID, origin_ids=tuple(listed)))
     out.extend(Rejected(reason=reason, external_id=orcid or "") for reason in record.skipped)
     return out
 

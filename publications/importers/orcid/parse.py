@@ -8,6 +8,7 @@ can hold limited or private items, and those are never ours to show.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,6 +174,9 @@ class OrcidRecord:
     work_groups: tuple[OrcidWorkGroup, ...] = ()
     # Items left out and why (not public, no title...), one line each, for the import's issues.
     skipped: tuple[str, ...] = field(default=())
+    # The works section was there and every public entry of it was read: work_groups are all
+    # the works the record lists (a re-import may then drop the listings it no longer has).
+    works_complete: bool = False
 
 
 def parse_person(person: dict[str, Any], *, orcid: str | None = None) -> OrcidPerson:
@@ -348,13 +352,18 @@ def parse_work(work: dict[str, Any]) -> OrcidWork:
     )
 
 
-def parse_work_groups(works: dict[str, Any], skipped: list[str]) -> tuple[OrcidWorkGroup, ...]:
-    """A /works answer (or activities-summary.works) as ORCID grouped it."""
+def parse_work_groups(
+    works: dict[str, Any], skipped: list[str], failed: list[str] | None = None
+) -> tuple[OrcidWorkGroup, ...]:
+    """A /works answer (or activities-summary.works) as ORCID grouped it. An entry that cannot
+    be read is also named in `failed` (a private one is left out, not failed)."""
     groups = []
     for group in as_list(works.get("group")):
         parsed = []
         for summary in as_list(as_dict(group).get("work-summary")):
             if not isinstance(summary, dict):
+                if failed is not None:
+                    failed.append("a work summary that is not an object")
                 continue
             if not is_public(summary):
                 skipped.append(f"work {put_code(summary)}: not public")
@@ -363,6 +372,8 @@ def parse_work_groups(works: dict[str, Any], skipped: list[str]) -> tuple[OrcidW
                 parsed.append(parse_work(summary))
             except MappingError as exc:
                 skipped.append(str(exc))
+                if failed is not None:
+                    failed.append(str(exc))
         if parsed:
             groups.append(
                 OrcidWorkGroup(
@@ -404,7 +415,9 @@ def parse_record(record: dict[str, Any]) -> OrcidRecord:
                 fundings.append(parse_funding(summary))
             except MappingError as exc:
                 skipped.append(str(exc))
-    work_groups = parse_work_groups(as_dict(activities.get("works")), skipped)
+    works = activities.get("works")
+    failed: list[str] = []
+    work_groups = parse_work_groups(as_dict(works), skipped, failed)
     return OrcidRecord(
         orcid=orcid,
         person=person,
@@ -412,7 +425,14 @@ def parse_record(record: dict[str, Any]) -> OrcidRecord:
         fundings=tuple(fundings),
         work_groups=work_groups,
         skipped=tuple(skipped),
+        works_complete=works_section_complete(works, failed),
     )
+
+
+def works_section_complete(works: object, failed: Sequence[str]) -> bool:
+    """A works section (activities-summary.works, or a /works answer) read in full: it is
+    an object whose `group` is a list, and no entry of it failed to parse."""
+    return isinstance(works, dict) and isinstance(works.get("group"), list) and not failed
 
 
 def group_works(works: list[OrcidWork]) -> tuple[OrcidWorkGroup, ...]:

@@ -28,6 +28,7 @@ from .parse import (
     parse_record,
     parse_work,
     parse_work_groups,
+    works_section_complete,
 )
 
 _FILE_ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
@@ -93,11 +94,17 @@ def read_orcid_payload(
         return OrcidFile(kind="person", record=OrcidRecord(orcid=person.orcid, person=person))
     if "group" in payload:
         skipped: list[str] = []
-        groups = parse_work_groups(payload, skipped)
+        failed: list[str] = []
+        groups = parse_work_groups(payload, skipped, failed)
         orcid = orcid_hint or normalize_orcid(payload.get("path"))
         return OrcidFile(
             kind="works",
-            record=OrcidRecord(orcid=orcid, work_groups=groups, skipped=tuple(skipped)),
+            record=OrcidRecord(
+                orcid=orcid,
+                work_groups=groups,
+                skipped=tuple(skipped),
+                works_complete=works_section_complete(payload, failed),
+            ),
         )
     if "bulk" in payload:
         works = []

@@ -18,6 +18,7 @@ from __future__ import annotations
 from .absorb import WorkMergeHook, work_merge_hook_register, work_references_move
 from .authors import resolve_name_only_authors
 from .institutions import upsert_institution_refs, write_institutions
+from .listed_by import listings_prune
 from .researchers import researcher_slug, upsert_researcher_refs, write_researchers
 from .sources import upsert_source_refs, write_sources
 from .staging import Warning_, WriteResult, ids_by_key
@@ -30,6 +31,7 @@ __all__ = [
     "WorkMergeHook",
     "WriteResult",
     "ids_by_key",
+    "listings_prune",
     "prepare_works",
     "resolve_name_only_authors",
     "work_key",

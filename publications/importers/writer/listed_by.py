@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from researchers.names import person_name
 
-from ..records import AuthorRef, WorkRecord
+from ..records import AuthorRef, ListedWorksRecord, WorkRecord
 from .authors import researchers_by_orcid
 from .identity import orcid_is_valid
 from .slots import SlotWrites, best_slot, byline_slots, slots_write
@@ -109,3 +109,44 @@ def apply_listed_by(
               IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.origin_id, EXCLUDED.position)
         """
     )
+
+
+def listings_prune(cursor: Cursor, records: Sequence[ListedWorksRecord]) -> WriteResult:
+    """Each record is every work an owner's record lists, read completely: that owner's
+    listings from the same origin and record (origin_id '<iD>:...') of works it no longer
+    lists are deleted, and the owners who lost one are followed up. One statement.
+
+    Precondition: the batch's works are written first (apply_listed_by has refreshed the
+    origin_id of the listings the record still has)."""
+    result = WriteResult()
+    owners = [r for r in records if r.owner_orcid and orcid_is_valid(r.owner_orcid)]
+    if not owners:
+        return result
+    kept = [(r.owner_orcid, origin_id[:400]) for r in owners for origin_id in r.origin_ids]
+    cursor.execute(
+        """
+        WITH owner AS (
+            SELECT coalesce(r.merged_into_id, r.id) AS researcher_id, o.orcid, o.origin
+            FROM unnest(%s::text[], %s::text[]) AS o(orcid, origin)
+            JOIN researchers_researcher r ON r.orcid = o.orcid
+        ), kept AS (
+            SELECT * FROM unnest(%s::text[], %s::text[]) AS k(orcid, origin_id)
+        )
+        DELETE FROM publications_worklistedby l USING owner o
+        WHERE l.researcher_id = o.researcher_id AND l.origin = o.origin
+          AND starts_with(l.origin_id, o.orcid || ':')
+          AND NOT EXISTS (
+              SELECT 1 FROM kept k WHERE k.orcid = o.orcid AND k.origin_id = l.origin_id
+          )
+        RETURNING l.researcher_id
+        """,
+        [
+            [r.owner_orcid for r in owners],
+            [r.origin for r in owners],
+            [orcid for orcid, _ in kept],
+            [origin_id for _, origin_id in kept],
+        ],
+    )
+    removed = [researcher_id for (researcher_id,) in cursor.fetchall()]
+    result.touched_researcher_ids.update(removed)
+    return result

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from bzpeer.db import fetchone_without_health_check
-from publications.models import Authorship, Topic, Work, WorkTopic
+from publications.models import Authorship, Topic, Work, WorkListedBy, WorkTopic
 from researchers import page_cache
 from researchers.models import Institution, Researcher
 
@@ -55,13 +55,17 @@ _WORK_STATE_SQL = f"""
 SELECT w.updated_at,
        (SELECT max(r.updated_at) FROM {Authorship._meta.db_table} a
         JOIN {Researcher._meta.db_table} r ON r.id = a.researcher_id WHERE a.work_id = w.id),
-       (SELECT count(*) FROM {Authorship._meta.db_table} a WHERE a.work_id = w.id)
+       (SELECT count(*) FROM {Authorship._meta.db_table} a WHERE a.work_id = w.id),
+       (SELECT row(count(*), max(greatest(l.updated_at, r.updated_at)))
+        FROM {WorkListedBy._meta.db_table} l
+        JOIN {Researcher._meta.db_table} r ON r.id = l.researcher_id WHERE l.work_id = w.id)
 FROM {Work._meta.db_table} w WHERE w.id = %s
 """
 
 
 def work_etag(request: HttpRequest, pk: int) -> str | None:
-    """The work's row and its authors' records (their names and links are on the page)."""
+    """The work's row, its authors' records and those who list it (their names and links are on
+    the page)."""
     row = fetchone_without_health_check(_WORK_STATE_SQL, [pk])
     return None if row is None else _digest(row, request.get_full_path())
 

@@ -246,7 +246,7 @@ def following(request: HttpRequest) -> HttpResponse:
 @require_safe
 @public_page(validators.work_etag)
 def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    work = works_with_details().filter(pk=pk).first()
+    work = works_with_details(listed_without_slot=True).filter(pk=pk).first()
     if work is None:
         # A work found to be another one (the importer merged them) lives at the survivor's.
         survivor_id = work_survivor_id(pk)

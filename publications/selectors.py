@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 
 from bzpeer.db import read_connection
 from researchers.models import Researcher
@@ -36,11 +36,16 @@ def normalize_arxiv_id(value: str) -> str:
 LISTED_AUTHORS = 12
 
 
-def works_with_details() -> QuerySet[Work]:
+def works_with_details(*, listed_without_slot: bool = False) -> QuerySet[Work]:
     """Works with their whole byline and topics as model instances (the work page, the API), in
     a fixed number of queries whatever the number of rows: the venue is joined, authors (in
     byline order, with their researcher) and topics (strongest first) come in one prefetch
-    query each. Listings use WorkListing."""
+    query each. Listings use WorkListing.
+
+    With listed_without_slot (the work page), one more query gives each work
+    `listed_without_slot`: the WorkListedBy rows, with their researcher, of those whose own
+    record lists the work where no byline slot could be theirs, and who are not on the byline
+    otherwise; the work is theirs (works_for_researcher), and the page says who they are."""
     authorships = (
         Authorship.objects.select_related("researcher")
         .order_by("position")
@@ -58,10 +63,25 @@ def works_with_details() -> QuerySet[Work]:
         )
     )
     work_topics = WorkTopic.objects.select_related("topic").order_by("-score", "topic__name")
-    return Work.objects.select_related("source").prefetch_related(
+    works = Work.objects.select_related("source").prefetch_related(
         Prefetch("authorships", queryset=authorships),
         Prefetch("work_topics", queryset=work_topics),
     )
+    if listed_without_slot:
+        on_byline = Authorship.objects.filter(
+            work_id=OuterRef("work_id"), researcher_id=OuterRef("researcher_id")
+        )
+        listings = (
+            WorkListedBy.objects.filter(position__isnull=True, researcher__merged_into__isnull=True)
+            .exclude(Exists(on_byline))
+            .select_related("researcher")
+            .only("id", "work_id", "origin", "researcher__slug", "researcher__display_name")
+            .order_by("researcher__display_name", "researcher_id")
+        )
+        works = works.prefetch_related(
+            Prefetch("listed_by", queryset=listings, to_attr="listed_without_slot")
+        )
+    return works
 
 
 def work_survivor_id(work_id: int) -> int | None:

@@ -7,6 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from publications.models import WorkListedBy
 from publications.templatetags.scholarly import latex
 from tests.factories import (
     AuthorshipFactory,
@@ -171,3 +172,84 @@ def test_the_sitemap_lists_profiles_and_works(client, hostile_work):
 )
 def test_latex_fragments_render_readably_and_safely(raw, html):
     assert latex(raw) == html
+
+
+def _work_page(client, work) -> str:
+    return client.get(reverse("publications:work-detail", args=[work.pk])).content.decode()
+
+
+def _listed_by(work, researcher, position=None):
+    return WorkListedBy.objects.create(
+        work=work,
+        researcher=researcher,
+        origin="orcid",
+        origin_id=f"{researcher.orcid or '0000-0002-1825-0097'}:1",
+        position=position,
+    )
+
+
+@pytest.mark.django_db
+def test_the_work_page_says_who_lists_the_work_without_a_byline_slot(client):
+    work = WorkFactory()
+    AuthorshipFactory(work=work, position=1, raw_name="Al First")
+    owner = ResearcherFactory(display_name="Orla Owner")
+    _listed_by(work, owner)
+
+    html = _work_page(client, work)
+
+    assert (
+        f'Listed by <a href="/researchers/{owner.slug}/">Orla Owner</a> in their ORCID record.'
+        in html
+    )
+
+
+@pytest.mark.django_db
+def test_the_work_page_does_not_say_listed_by_for_a_listing_with_a_slot(client):
+    work = WorkFactory()
+    slot = AuthorshipFactory(work=work, position=1, raw_name="Orla Owner")
+    _listed_by(work, slot.researcher, position=1)
+    # Listed without a slot, but on the byline anyway (a link made elsewhere): already shown.
+    also_on_byline = AuthorshipFactory(work=work, position=2, raw_name="Bea Second")
+    _listed_by(work, also_on_byline.researcher)
+
+    assert "Listed by" not in _work_page(client, work)
+
+
+@pytest.mark.django_db
+def test_the_listed_by_line_escapes_a_hostile_name(client):
+    work = WorkFactory()
+    _listed_by(work, ResearcherFactory(display_name='Mallory <script>alert("x")</script>'))
+
+    html = _work_page(client, work)
+
+    assert "<script>alert" not in html
+    assert "Mallory &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</a>" in html
+
+
+@pytest.mark.django_db
+def test_the_work_page_runs_the_same_queries_however_many_authors_and_listers(
+    client, django_assert_max_num_queries
+):
+    work = WorkFactory()
+    for position in range(1, 21):
+        AuthorshipFactory(work=work, position=position)
+    WorkTopicFactory.create_batch(3, work=work)
+    with django_assert_max_num_queries(30) as few:
+        _work_page(client, work)
+    for _ in range(5):
+        _listed_by(work, ResearcherFactory())
+
+    # One more query than without listers at all: the listings with their researchers.
+    with django_assert_max_num_queries(len(few.captured_queries) + 1):
+        html = _work_page(client, work)
+    assert html.count("Listed by") == 1 and "and <a href" in html
+
+
+@pytest.mark.django_db
+def test_a_new_listing_gives_the_work_page_a_new_etag(client):
+    work = WorkFactory()
+    url = reverse("publications:work-detail", args=[work.pk])
+    etag = client.get(url)["ETag"]
+    _listed_by(work, ResearcherFactory())
+
+    assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 200

@@ -50,6 +50,8 @@ ENTITY_HANDLERS: dict[str, EntityHandler] = {
         lambda r: f"{r.origin}:{r.origin_id}",
     ),
     # Every work an owner's ORCID record lists: the listings it dropped go (after the works).
+    # Keyed by owner: a second answer of one owner starts the next batch of a chunk of files
+    # (chunks._files_batches), so it prunes after the first, as an import of its own would.
     "listings": EntityHandler(
         lambda obj: obj,
         writer.listings_prune,

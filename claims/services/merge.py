@@ -176,7 +176,11 @@ def split_request_submit(
 ) -> SplitRequest:
     """The claimant flags a work on their record as not theirs; a moderator decides."""
     require_approved_claimant(researcher=researcher, user=user)
-    if not Authorship.objects.filter(researcher=researcher, work=work).exists():
+    # On the record by the byline, or by their ORCID record's listing without a slot.
+    if (
+        not Authorship.objects.filter(researcher=researcher, work=work).exists()
+        and not WorkListedBy.objects.filter(researcher=researcher, work=work).exists()
+    ):
         raise ClaimError("This work is not on your record.")
     existing = SplitRequest.objects.filter(
         researcher=researcher, work=work, status=SplitRequestStatus.OPEN
@@ -202,7 +206,8 @@ def split_request_resolve(
     *, split_request: SplitRequest, moderator: User, accept: bool, note: str = ""
 ) -> SplitRequest:
     """Accepting detaches the work from the record (the byline keeps the raw name, with no
-    researcher), then refreshes the record's counts and trust."""
+    researcher, and the record's listing of the work goes), then refreshes the record's counts
+    and trust. Later imports keep them apart (writer/refusals.py)."""
     split_request = SplitRequest.objects.select_for_update().get(pk=split_request.pk)
     if split_request.status != SplitRequestStatus.OPEN:
         raise ClaimError("This request is already resolved.")
@@ -212,6 +217,9 @@ def split_request_resolve(
         detached = Authorship.objects.filter(
             researcher=researcher, work_id=split_request.work_id
         ).update(researcher=None)
+        # Their own record's listing of it goes too (the work counts as theirs by it); the
+        # importer keeps both off from now on (claims.apps: accepted_splits_of_works).
+        WorkListedBy.objects.filter(researcher=researcher, work_id=split_request.work_id).delete()
         researcher_metrics_refresh(researcher_ids=[researcher.pk])
         coauthor_edges_schedule(researcher_ids=[researcher.pk], include_coauthors=True)
         trust_refresh_on_commit([researcher.pk], include_coauthors=False)

@@ -1,12 +1,14 @@
 """When the importer finds two works to be one (publications.importers.writer.absorb), the
-split requests on the absorbed work follow it into the survivor. Registered by claims.apps."""
+split requests on the absorbed work follow it into the survivor; and an accepted split request
+keeps the importer from putting the researcher back on the work. Registered by claims.apps."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from claims.models import SplitRequest, SplitRequestStatus
+from researchers.models import Researcher
 
 
 def split_requests_follow_work_merge(cursor: Any, pairs: Sequence[tuple[int, int]]) -> None:
@@ -38,3 +40,20 @@ def split_requests_follow_work_merge(cursor: Any, pairs: Sequence[tuple[int, int
         """,
         [[a for a, _ in pairs], [s for _, s in pairs]],
     )
+
+
+def accepted_splits_of_works(cursor: Any, work_ids: Collection[int]) -> list[tuple[int, int]]:
+    """The (work, researcher) pairs of these works that a moderator took apart (an accepted
+    split request): the importer's writer never puts them together again (publications.
+    importers.writer.refusals). A merged-away researcher's decision holds for the record they
+    became. One query."""
+    cursor.execute(
+        f"""
+        SELECT s.work_id, coalesce(r.merged_into_id, r.id)
+        FROM {SplitRequest._meta.db_table} s
+        JOIN {Researcher._meta.db_table} r ON r.id = s.researcher_id
+        WHERE s.status = %s AND s.work_id = ANY(%s)
+        """,
+        [SplitRequestStatus.ACCEPTED, sorted(work_ids)],
+    )
+    return [(work_id, researcher_id) for work_id, researcher_id in cursor.fetchall()]

@@ -19,6 +19,7 @@ from .absorb import WorkMergeHook, work_merge_hook_register, work_references_mov
 from .authors import resolve_name_only_authors
 from .institutions import upsert_institution_refs, write_institutions
 from .listed_by import listings_prune
+from .refusals import RefusalSource, work_author_refusals_register
 from .researchers import researcher_slug, upsert_researcher_refs, write_researchers
 from .sources import upsert_source_refs, write_sources
 from .staging import Warning_, WriteResult, ids_by_key
@@ -27,6 +28,7 @@ from .works import PreparedWorks, prepare_works, work_key, write_work_references
 
 __all__ = [
     "PreparedWorks",
+    "RefusalSource",
     "Warning_",
     "WorkMergeHook",
     "WriteResult",
@@ -45,6 +47,7 @@ __all__ = [
     "write_sources",
     "write_topics",
     "write_work_references",
+    "work_author_refusals_register",
     "work_merge_hook_register",
     "work_references_move",
     "write_works",

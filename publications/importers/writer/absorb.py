@@ -24,7 +24,7 @@ Set-based, a fixed number of statements per batch whatever the number of works:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -203,10 +203,11 @@ def bylines_unite(
     shown: dict[int, tuple[str, str] | None],
     arrivals: dict[int, Any],
     result: WriteResult,
+    refused: Collection[tuple[int, int]] = frozenset(),
 ) -> None:
     """Step 2 of the module docstring. shown: for each survivor, the (origin, origin id) of the
     contribution whose byline it shows when that record is not in the batch (None when the
-    batch wrote the byline)."""
+    batch wrote the byline). refused: (work, researcher) pairs given no slot (refusals.py)."""
     if not absorption.survivors:
         return
     moved: list[tuple[int, int]] = []  # (survivor, the work whose byline it takes)
@@ -247,7 +248,9 @@ def bylines_unite(
     writes = SlotWrites()
     for survivor, researcher_id, raw_name, position, name_only in cursor.fetchall():
         slots = bylines.get(survivor, [])
-        if any(slot.researcher_id == researcher_id for slot in slots):
+        if (survivor, researcher_id) in refused or any(
+            slot.researcher_id == researcher_id for slot in slots
+        ):
             continue
         slot = best_slot(slots, [person_name(raw_name)], near=position, name_only=name_only)
         if slot is None:

@@ -13,7 +13,7 @@ A fixed number of statements per batch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from researchers.names import person_name
 
@@ -30,8 +30,11 @@ def apply_listed_by(
     *,
     work_of: dict[int, int],
     result: WriteResult,
+    refused: Collection[tuple[int, int]] = frozenset(),
 ) -> None:
-    """See the module docstring. work_of: the work of each written record, by index."""
+    """See the module docstring. work_of: the work of each written record, by index.
+    refused: (work, researcher) pairs a moderator took apart (refusals.py): no slot, no
+    listing, whatever the owner's record says."""
     owners_refs: list[AuthorRef] = [
         owner
         for index in work_of
@@ -53,6 +56,8 @@ def apply_listed_by(
     )
     for work_id, researcher_id, origin, origin_id in cursor.fetchall():
         listed.setdefault((work_id, researcher_id), (origin, origin_id))
+    for pair in refused:
+        listed.pop(pair, None)
     if not listed:
         return
     bylines = byline_slots(cursor, {work_id for work_id, _ in listed})

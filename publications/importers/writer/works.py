@@ -40,6 +40,7 @@ from .bylines import category_topic, write_bylines, write_versions, write_work_t
 from .institutions import upsert_institution_refs
 from .listed_by import apply_listed_by
 from .merge import Contribution, contribution_fields, merged_work
+from .refusals import refusals_apply, work_author_refusals
 from .researchers import upsert_researcher_refs
 from .sources import upsert_source_refs, upsert_venue_refs
 from .staging import Cursor, Warning_, WriteResult, ids_by_key, stage_rows
@@ -397,6 +398,8 @@ def write_works(
             updated_at = now()
         """
     )
+    # Researchers a moderator took off these works (refusals.py): left off, given no slot.
+    refused = work_author_refusals(cursor, ids)
     write_bylines(
         cursor,
         records,
@@ -417,10 +420,12 @@ def write_works(
         },
         arrivals=arrivals,
         result=result,
+        refused=refused,
     )
+    refusals_apply(cursor, refused)
     result.work_ids.update(w for t in targets for w in t.absorbed)
     # What the researcher says is theirs (ORCID's listed_by), after every byline is written.
-    apply_listed_by(cursor, records, work_of=work_of, result=result)
+    apply_listed_by(cursor, records, work_of=work_of, result=result, refused=refused)
     write_work_topics(cursor, records, work_of=work_of, arrivals=arrivals)
     write_versions(cursor, list(zip(ids, merged, strict=True)))
     return result

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
@@ -33,7 +33,7 @@ from bzpeer.api import (
 from researchers.api import researcher_or_404
 from researchers.models import Researcher
 
-from .models import Authorship, Source, Work, WorkTopic
+from .models import Authorship, FormerOpenAlexWorkId, Source, Work, WorkTopic
 from .selectors import (
     normalize_arxiv_id,
     normalize_doi,
@@ -84,7 +84,11 @@ class ArxivIdFilter(filters.CharFilter):
 
 class WorkFilter(filters.FilterSet):
     openalex_id = OpenAlexIdFilter(
-        field_name="openalex_id", entity_letter="W", help_text="OpenAlex work id, exact."
+        field_name="openalex_id",
+        entity_letter="W",
+        method="filter_openalex_id",
+        help_text="OpenAlex work id, exact. An id OpenAlex merged into another (or that bzpeer "
+        "found to be the same work as another) finds the work it now lives in.",
     )
     doi = DoiFilter(
         field_name="doi",
@@ -102,6 +106,12 @@ class WorkFilter(filters.FilterSet):
     class Meta:
         model = Work
         fields = ["openalex_id", "doi", "arxiv_id"]
+
+    def filter_openalex_id(self, queryset: QuerySet[Work], name: str, value: str) -> QuerySet[Work]:
+        if not value:
+            return queryset
+        former = FormerOpenAlexWorkId.objects.filter(openalex_id=value).values("work")
+        return queryset.filter(Q(openalex_id=value) | Q(pk__in=former))
 
 
 class VenueOutputSerializer(serializers.ModelSerializer):

@@ -295,6 +295,23 @@ class MergedWork(models.Model):
         return f"work {self.id} -> {self.survivor_id}"
 
 
+class FormerOpenAlexWorkId(models.Model):
+    """An OpenAlex work id a work answered to before: OpenAlex merged it into another
+    (merged_ids), or the writer found its work to be another (writer/absorb.py). A lookup by the
+    old id (the API's ?openalex_id=) finds the work it now lives in. Written and moved along a
+    chain by publications.importers.writer.work_references_move and imports.services.merged_ids.
+    """
+
+    openalex_id = models.CharField(max_length=32, primary_key=True)
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="former_openalex_ids")
+
+    class Meta:
+        ordering = ["openalex_id"]
+
+    def __str__(self) -> str:
+        return f"{self.openalex_id} -> work {self.work_id}"
+
+
 class WorkListedBy(models.Model):
     """A researcher says the work is theirs: their own ORCID record lists it (WorkRecord.
     listed_by). The writer puts them on the byline slot compatible with their name

@@ -15,7 +15,8 @@ the records bzpeer holds.
   API URL answer 301 with the survivor (a chain, A into B and later B into C, leads from A to C
   in one hop), who listed it (ORCID), split requests and invitation anchors; the old work is
   deleted; coauthor edges and the researchers' figures follow. A survivor bzpeer does not hold
-  yet: the old work takes its id.
+  yet: the old work takes its id. Either way the old id stays a lookup key
+  (FormerOpenAlexWorkId): the API's ?openalex_id= finds the work by it.
 
 Only records bzpeer holds are touched: a file of millions of rows costs one lookup per 10,000
 rows, and a merge per record found. Applying the same files again changes nothing, and a
@@ -43,6 +44,7 @@ from publications.importers.records import OPENALEX
 from publications.importers.writer import researcher_slug, work_references_move
 from publications.models import (
     Authorship,
+    FormerOpenAlexWorkId,
     ImportIssue,
     ImportRun,
     Work,
@@ -182,14 +184,14 @@ def work_merge(*, source: Work, survivor: Work) -> None:
     researchers_follow_up(researcher_ids=researcher_ids)
 
 
-def _last_survivor(openalex_id: str, forward: dict[str, str]) -> str:
-    """The id a chain of the batch's merges leads to from openalex_id (A into B, B into C: C),
-    in any order of the rows; a cycle (bad data) stops where it would come back."""
-    seen = {openalex_id}
-    while (next_id := forward.get(openalex_id)) is not None and next_id not in seen:
-        seen.add(next_id)
-        openalex_id = next_id
-    return openalex_id
+def _chain(openalex_id: str, forward: dict[str, str]) -> list[str]:
+    """The ids a chain of the batch's merges leads through from openalex_id, itself first and
+    the last survivor last (A into B, B into C: A, B, C), in any order of the rows; a cycle
+    (bad data) stops where it would come back."""
+    chain = [openalex_id]
+    while (next_id := forward.get(chain[-1])) is not None and next_id not in chain:
+        chain.append(next_id)
+    return chain
 
 
 def _works_apply(merges: list[MergedId], counts: MergeCounts) -> None:
@@ -199,7 +201,8 @@ def _works_apply(merges: list[MergedId], counts: MergeCounts) -> None:
     if not olds:
         return
     forward = {m.merged_id: m.survivor_id for m in merges}
-    last = {m.merged_id: _last_survivor(m.merged_id, forward) for m in merges}
+    chains = {m.merged_id: _chain(m.merged_id, forward) for m in merges}
+    last = {merged_id: chain[-1] for merged_id, chain in chains.items()}
     survivors = {w.openalex_id: w for w in Work.objects.filter(openalex_id__in=set(last.values()))}
     for merge in merges:
         # Each old work is applied once: a repeated row finds nothing to do.
@@ -221,6 +224,17 @@ def _works_apply(merges: list[MergedId], counts: MergeCounts) -> None:
             elif survivor.pk != old.pk:
                 work_merge(source=old, survivor=survivor)
                 counts.works_merged += 1
+            # Every id the chain passed through (the old one, and those of works bzpeer never
+            # held) finds the work from now on.
+            FormerOpenAlexWorkId.objects.bulk_create(
+                [
+                    FormerOpenAlexWorkId(openalex_id=former_id, work_id=survivors[survivor_id].pk)
+                    for former_id in chains[merge.merged_id][:-1]
+                ],
+                update_conflicts=True,
+                unique_fields=["openalex_id"],
+                update_fields=["work"],
+            )
 
 
 def openalex_merges_apply(*, run_id: int, paths: Sequence[str]) -> MergeCounts:

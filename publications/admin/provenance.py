@@ -8,6 +8,7 @@ from django.contrib import admin
 
 from bzpeer.admin import EstimatedCountPaginator, ReadOnlyAdminMixin
 from publications.models import (
+    FormerOpenAlexWorkId,
     MergedWork,
     NameOnlyAuthor,
     WorkListedBy,
@@ -55,6 +56,16 @@ class MergedWorkAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_select_related = ("survivor",)
     search_fields = ("=id",)
     raw_id_fields = ("survivor",)
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+
+
+@admin.register(FormerOpenAlexWorkId)
+class FormerOpenAlexWorkIdAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("openalex_id", "work")
+    list_select_related = ("work",)
+    search_fields = ("=openalex_id",)
+    raw_id_fields = ("work",)
     paginator = EstimatedCountPaginator
     show_full_result_count = False
 

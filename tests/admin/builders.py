@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from publications.models import (
     Authorship,
+    FormerOpenAlexWorkId,
     ImportChunk,
     ImportIssue,
     ImportRun,
@@ -198,6 +199,10 @@ def one_merged_work() -> MergedWork:
     return MergedWork.objects.create(id=survivor.pk + 1_000_000, survivor=survivor)
 
 
+def one_former_openalex_work_id() -> FormerOpenAlexWorkId:
+    return FormerOpenAlexWorkId.objects.create(openalex_id=f"W9{next(_serial)}", work=work())
+
+
 def one_work_listed_by() -> WorkListedBy:
     return WorkListedBy.objects.create(
         work=work(),
@@ -237,6 +242,7 @@ ONE_ROW = {
     WorkVersion: one_work_version,
     NameOnlyAuthor: one_name_only_author,
     MergedWork: one_merged_work,
+    FormerOpenAlexWorkId: one_former_openalex_work_id,
     WorkListedBy: one_work_listed_by,
     CVEntry: one_cv_entry,
 }

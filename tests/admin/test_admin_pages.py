@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.urls import reverse
 
 from publications.models import (
+    FormerOpenAlexWorkId,
     ImportChunk,
     ImportIssue,
     ImportRun,
@@ -34,6 +35,7 @@ READ_ONLY_MODELS = {
     WorkVersion,
     NameOnlyAuthor,
     MergedWork,
+    FormerOpenAlexWorkId,
     WorkListedBy,
     CVEntry,
 }

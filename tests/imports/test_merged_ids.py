@@ -214,6 +214,27 @@ def test_a_merged_works_page_and_api_url_answer_301_with_the_survivor(tmp_path) 
     assert Client().get(api).json()["id"] == survivor.pk
 
 
+def _works_found_by_openalex_id(openalex_id: str) -> list[int]:
+    """The works the API's ?openalex_id= lookup answers with."""
+    response = Client().get(reverse("api:work-list"), {"openalex_id": openalex_id})
+    assert response.status_code == 200
+    return [work["id"] for work in response.json()["results"]]
+
+
+def test_an_api_lookup_by_the_merged_away_openalex_id_finds_the_survivor(tmp_path) -> None:
+    WorkFactory(openalex_id="W111")
+    survivor = WorkFactory(openalex_id="W222")
+    unrelated = WorkFactory(openalex_id="W333")
+
+    _import(_snapshot(tmp_path, "works", ["2024-05-01,W111,W222"]))
+
+    assert _works_found_by_openalex_id("W111") == [survivor.pk]
+    assert _works_found_by_openalex_id("https://openalex.org/W111") == [survivor.pk]
+    assert _works_found_by_openalex_id("W222") == [survivor.pk]
+    assert _works_found_by_openalex_id("W333") == [unrelated.pk]
+    assert _works_found_by_openalex_id("W444") == []
+
+
 def test_a_chain_of_merges_leads_from_the_first_work_to_the_last_survivor(tmp_path) -> None:
     first = WorkFactory(openalex_id="W1")
     second = WorkFactory(openalex_id="W2")
@@ -233,6 +254,9 @@ def test_a_chain_of_merges_leads_from_the_first_work_to_the_last_survivor(tmp_pa
             "publications:work-detail", args=[last.pk]
         )
     _assert_every_redirect_is_one_hop_to_a_live_work()
+    # The old OpenAlex ids are lookup keys of the last survivor, whichever run merged them.
+    for openalex_id in ("W1", "W2", "W3"):
+        assert _works_found_by_openalex_id(openalex_id) == [last.pk]
 
 
 def test_a_chain_within_one_file_is_followed_whatever_the_order_of_its_rows(tmp_path) -> None:
@@ -258,6 +282,9 @@ def test_a_chain_to_a_survivor_not_held_renames_the_first_work_to_the_last_id(tm
     first.refresh_from_db()
     assert first.openalex_id == "W3"
     assert not MergedWork.objects.exists()
+    # Every id of the chain finds it, W2 too (a work bzpeer never held).
+    for openalex_id in ("W1", "W2", "W3"):
+        assert _works_found_by_openalex_id(openalex_id) == [first.pk]
 
 
 def test_applying_the_same_works_file_again_changes_nothing(tmp_path) -> None:

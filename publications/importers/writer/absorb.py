@@ -145,6 +145,8 @@ def work_references_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> No
       redirect to the absorbed work (absorbed before, or merged by OpenAlex) now points to the
       survivor too, so a chain (A into B, later B into C) leads from A to C in one hop, and no
       redirect ever leads to another or back;
+    - its OpenAlex id (and those it answered to before), in FormerOpenAlexWorkId, so a lookup
+      by it finds the survivor;
     - the researchers who listed it (ORCID), without a slot (listed_by.py places them again on
       the survivor's byline when the writer next writes it); one row per researcher;
     - what the apps above hang off it (work_merge_hook_register: claims' split requests,
@@ -169,6 +171,26 @@ def work_references_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> No
         SELECT absorbed_id, survivor_id, now() FROM {_PAIRS_SQL} ORDER BY absorbed_id
         ON CONFLICT (id) DO UPDATE SET survivor_id = EXCLUDED.survivor_id
         WHERE m.survivor_id IS DISTINCT FROM EXCLUDED.survivor_id
+        """,
+        columns,
+    )
+    # The absorbed works' OpenAlex ids, and the ids they had taken over before, find the
+    # survivor from now on. A survivor answers to its own current id directly.
+    cursor.execute(
+        f"""
+        UPDATE publications_formeropenalexworkid f SET work_id = k.survivor_id
+        FROM {_PAIRS_SQL} WHERE f.work_id = k.absorbed_id
+        """,
+        columns,
+    )
+    cursor.execute(
+        f"""
+        INSERT INTO publications_formeropenalexworkid AS f (openalex_id, work_id)
+        SELECT w.openalex_id, k.survivor_id
+        FROM {_PAIRS_SQL} JOIN publications_work w ON w.id = k.absorbed_id
+        WHERE w.openalex_id IS NOT NULL ORDER BY w.openalex_id
+        ON CONFLICT (openalex_id) DO UPDATE SET work_id = EXCLUDED.work_id
+        WHERE f.work_id IS DISTINCT FROM EXCLUDED.work_id
         """,
         columns,
     )

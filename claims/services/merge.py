@@ -34,6 +34,23 @@ from .trust_refresh import trust_refresh_on_commit
 logger = logging.getLogger(__name__)
 
 
+def _rows_move(
+    model: type[WorkListedBy | Follow | Affiliation],
+    key: str,
+    *,
+    source: Researcher,
+    survivor: Researcher,
+) -> int:
+    """Move the source's rows of `model` to the survivor, one row per `key` (the field that,
+    with the researcher, makes a row unique): a row whose key the survivor already has is
+    dropped, the survivor's stands. Returns how many rows moved."""
+    rows = model._default_manager
+    rows.filter(
+        researcher=source, **{f"{key}__in": rows.filter(researcher=survivor).values(key)}
+    ).delete()
+    return rows.filter(researcher=source).update(researcher=survivor)
+
+
 @transaction.atomic
 def researcher_merge(
     *, source: Researcher, survivor: Researcher, moderator: User | None, reason: str
@@ -75,26 +92,11 @@ def researcher_merge(
     moved = {}
     moved["authorships"] = Authorship.objects.filter(researcher=source).update(researcher=survivor)
     # The works the source's ORCID record lists are the survivor's (a work listed without a
-    # byline slot counts for who listed it); a work both list keeps the survivor's row.
-    WorkListedBy.objects.filter(
-        researcher=source,
-        work__in=WorkListedBy.objects.filter(researcher=survivor).values("work"),
-    ).delete()
-    moved["listed_works"] = WorkListedBy.objects.filter(researcher=source).update(
-        researcher=survivor
-    )
-    # A user following both keeps one follow.
-    Follow.objects.filter(
-        researcher=source, user__in=Follow.objects.filter(researcher=survivor).values("user")
-    ).delete()
-    moved["follows"] = Follow.objects.filter(researcher=source).update(researcher=survivor)
-    Affiliation.objects.filter(
-        researcher=source,
-        institution__in=Affiliation.objects.filter(researcher=survivor).values("institution"),
-    ).delete()
-    moved["affiliations"] = Affiliation.objects.filter(researcher=source).update(
-        researcher=survivor
-    )
+    # byline slot counts for who listed it); a user following both keeps one follow; an
+    # institution both are affiliated with keeps the survivor's row.
+    moved["listed_works"] = _rows_move(WorkListedBy, "work", source=source, survivor=survivor)
+    moved["follows"] = _rows_move(Follow, "user", source=source, survivor=survivor)
+    moved["affiliations"] = _rows_move(Affiliation, "institution", source=source, survivor=survivor)
     # A user with an open claim on both keeps the survivor's.
     duplicates = Claim.objects.filter(
         researcher=source,

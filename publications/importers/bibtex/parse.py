@@ -160,14 +160,15 @@ def parse_bibtex(text: str) -> BibFile:
         if recovered is not None:
             readable.append(recovered)
             continue
-        reason = getattr(block, "error", None) or type(block).__name__
         if isinstance(block, model.DuplicateBlockKeyBlock):
             reason = f"duplicate key {block.key!r}: the first entry with this key was kept"
+        else:
+            reason = _failure_reason(block)
         result.errors.append(
             BibError(
-                reason=str(reason)[:300],
+                reason=reason[:300],
                 line=_line_number(block.start_line),
-                key=getattr(block, "key", "") or "",
+                key=getattr(block, "key", "") or _block_key(block),
             )
         )
     raw_entries: list[BibEntry] = []
@@ -213,6 +214,28 @@ def parse_bibtex(text: str) -> BibFile:
             )
         result.entries.append(entry)
     return result
+
+
+# "@article{key," at the start of a block bibtexparser could not read.
+_BLOCK_HEAD = re.compile(r"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s{}()]*)")
+
+
+def _block_key(block: model.Block) -> str:
+    head = _BLOCK_HEAD.match(getattr(block, "raw", "") or "")
+    return head.group(2) if head else ""
+
+
+def _failure_reason(block: model.Block) -> str:
+    """Why bibtexparser gave up on a block, in its words: an aborted block's reason (an
+    unclosed brace, the end of the file inside an entry) is in the exception's abort_reason,
+    and str() of that exception is empty."""
+    error = getattr(block, "error", None)
+    reason = str(getattr(error, "abort_reason", "") or error or "").strip()
+    head = _BLOCK_HEAD.match(getattr(block, "raw", "") or "")
+    what = f"the @{head.group(1).lower()} entry" if head else "this block"
+    if not reason:
+        return f"{what} could not be read ({type(error or block).__name__})"
+    return f"{what} could not be read: {reason}"
 
 
 def _recoverable_entry(block: model.Block) -> tuple[model.Entry, str] | None:

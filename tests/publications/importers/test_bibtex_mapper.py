@@ -68,3 +68,22 @@ def test_duplicate_keys_are_errors_with_the_key(testdata_dir):
     assert [e.reason for e in parsed.errors] == [
         "duplicate key 'tmn4': the first entry with this key was kept"
     ]
+
+
+def test_an_unclosed_entry_is_an_error_that_says_why_and_its_neighbours_are_read():
+    parsed = parse_bibtex(
+        "@article{first, title={One}, author={A B}, year=2020}\n"
+        "@article{broken, title={Two, author={C D}, year=2021}\n"
+        "@article{third, title={Three}, author={E F}, year=2022}\n"
+    )
+    assert [e.key for e in parsed.entries] == ["first", "third"]
+    (error,) = parsed.errors
+    assert (error.key, error.line) == ("broken", 2)
+    assert error.reason.startswith("the @article entry could not be read: ")
+    assert "Was still looking for field-value closing" in error.reason
+
+
+def test_an_entry_cut_off_by_the_end_of_the_file_says_so():
+    (error,) = parse_bibtex("@book{cut, title={Half a book").errors
+    assert error.key == "cut"
+    assert error.reason == ("the @book entry could not be read: Unexpectedly reached end of file.")

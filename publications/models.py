@@ -319,9 +319,16 @@ class WorkListedBy(models.Model):
     without one (position empty). Applied again whenever another source rewrites the byline:
     ORCID decides what the researcher says is theirs (merge.py)."""
 
-    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="listed_by")
+    # No index of their own: the unique (work, researcher) serves lookups by work, and
+    # work_listed_by_researcher_idx those by researcher.
+    work = models.ForeignKey(
+        Work, on_delete=models.CASCADE, related_name="listed_by", db_index=False
+    )
     researcher = models.ForeignKey(
-        "researchers.Researcher", on_delete=models.CASCADE, related_name="listed_works"
+        "researchers.Researcher",
+        on_delete=models.CASCADE,
+        related_name="listed_works",
+        db_index=False,
     )
     origin = models.CharField(max_length=20)
     # The source record that lists it ('<ORCID iD>:<put-code>').

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import bibtexparser
 from bibtexparser import model
 from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latexwalker import LatexWalker, get_default_latex_context_db
 
 MONTHS = {
     name: number
@@ -49,6 +50,12 @@ NOT_INHERITED = frozenset(
     )
 )
 _LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+# Built once: pylatexenc builds its default macro table for every walker it is not given one,
+# most of the cost of a short value.
+_LATEX_CONTEXT = get_default_latex_context_db()
+# What LaTeX reads as more than its characters: special characters, and the ligatures of
+# dashes, quotes and inverted marks. A value without any is its own text.
+_LATEX_MARKUP = re.compile(r"[\\{}$%~&^_#]|--|``|''|[?!]`")
 _SPACES = re.compile(r"\s+")
 
 
@@ -139,8 +146,12 @@ def latex_to_text(value: str) -> str:
     """LaTeX to Unicode, braces dropped, whitespace collapsed; math kept as its text."""
     if not value:
         return ""
+    if not _LATEX_MARKUP.search(value):
+        return _SPACES.sub(" ", value.replace("\xad", "")).strip()
     try:
-        text = _LATEX.latex_to_text(value)
+        text = _LATEX.nodelist_to_text(
+            LatexWalker(value, latex_context=_LATEX_CONTEXT).get_latex_nodes()[0]
+        )
     except Exception:  # noqa: BLE001 - pylatexenc raises on odd input; the raw text is better than nothing
         text = value.replace("{", "").replace("}", "")
     return _SPACES.sub(" ", text.replace("\xad", "")).strip()

@@ -169,28 +169,3 @@ def listings_prune(cursor: Cursor, records: Sequence[ListedWorksRecord]) -> Writ
     )
     result.touched_researcher_ids.update(researcher_id for (researcher_id,) in cursor.fetchall())
     return result
-    kept = {(r.owner_orcid, origin_id[:400]) for r in owners for origin_id in r.origin_ids}
-    cursor.execute(
-        """
-        SELECT l.id, o.orcid, l.origin_id
-        FROM unnest(%s::text[], %s::text[]) AS o(orcid, origin)
-        JOIN researchers_researcher r ON r.orcid = o.orcid
-        JOIN publications_worklistedby l
-          ON l.researcher_id = coalesce(r.merged_into_id, r.id) AND l.origin = o.origin
-         AND starts_with(l.origin_id, o.orcid || ':')
-        """,
-        [[r.owner_orcid for r in owners], [r.origin for r in owners]],
-    )
-    gone = sorted(
-        listing_id
-        for listing_id, orcid, origin_id in cursor.fetchall()
-        if (orcid, origin_id) not in kept
-    )
-    if not gone:
-        return result
-    cursor.execute(
-        "DELETE FROM publications_worklistedby WHERE id = ANY(%s) RETURNING researcher_id",
-        [gone],
-    )
-    result.touched_researcher_ids.update(researcher_id for (researcher_id,) in cursor.fetchall())
-    return result

@@ -269,6 +269,7 @@ def test_every_foreign_key_to_a_work_is_moved_by_the_merge():
         "publications_workversion",
         "publications_worksource",
         "publications_mergedwork",
+        "publications_formeropenalexworkid",
         "publications_worklistedby",
         "claims_splitrequest",
         "collaboration_invitation_anchor_works",

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from django import forms
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.urls import reverse
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
@@ -110,8 +110,11 @@ class WorkFilter(filters.FilterSet):
     def filter_openalex_id(self, queryset: QuerySet[Work], name: str, value: str) -> QuerySet[Work]:
         if not value:
             return queryset
-        former = FormerOpenAlexWorkId.objects.filter(openalex_id=value).values("work")
-        return queryset.filter(Q(openalex_id=value) | Q(pk__in=former))
+        # The ids as one UNION, so the filter is a semi-join on the primary key: written as
+        # openalex_id = ... OR pk IN (...), PostgreSQL scanned every work (1.2 s at 1M works).
+        current = Work.objects.filter(openalex_id=value).order_by().values("pk")
+        former = FormerOpenAlexWorkId.objects.filter(openalex_id=value).order_by().values("work")
+        return queryset.filter(pk__in=current.union(former, all=True))
 
 
 class VenueOutputSerializer(serializers.ModelSerializer):

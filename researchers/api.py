@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
     OpenApiResponse,
@@ -62,10 +62,16 @@ class ResearcherFilter(filters.FilterSet):
         if not value:
             return queryset
         # A merged-away record keeps its id (and is left out of lists): its survivor answers.
-        merged_into = Researcher.objects.filter(
-            openalex_id=value, merged_into__isnull=False
-        ).values("merged_into")
-        return queryset.filter(Q(openalex_id=value) | Q(pk__in=merged_into))
+        # The ids as one UNION, so the filter is a semi-join on the primary key: written as
+        # openalex_id = ... OR pk IN (...), PostgreSQL scanned every researcher (0.6 s at 1M
+        # works).
+        current = Researcher.objects.filter(openalex_id=value).order_by().values("pk")
+        merged_into = (
+            Researcher.objects.filter(openalex_id=value, merged_into__isnull=False)
+            .order_by()
+            .values("merged_into")
+        )
+        return queryset.filter(pk__in=current.union(merged_into, all=True))
 
     def filter_name(
         self, queryset: QuerySet[Researcher], name: str, value: str

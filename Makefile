@@ -9,7 +9,7 @@ DEMO_ADMIN_EMAIL ?= admin@bzpeer.invalid
 DEMO_ADMIN_PASSWORD ?= bzpeer-demo-admin
 BENCH_WORKS ?= 200000
 
-.PHONY: run test bench lint format services install migrate demo clean soak
+.PHONY: run test test-fast bench lint format services install migrate demo clean soak
 
 # A one-line error naming the address tried, before anything is installed or started.
 services:
@@ -49,8 +49,16 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The suite runs in one process per core (pytest-xdist), each with its own database, cache
+# prefix and Celery queue (bzpeer/settings/test.py).
+PYTEST_PARALLEL := -n auto --dist loadgroup
+
 test: services install lint
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
+
+# For while you work: everything but the browser, worker, server and benchmark-corpus tests.
+test-fast: services install
+	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not browser and not worker and not server and not corpus"
 
 bench: migrate
 	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }

@@ -27,12 +27,16 @@ _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
 
 # One script, so trimming, counting and adding are one atomic step in Redis: two requests at
 # once cannot both see room for one more. The clock is Redis's own (TIME), the same for every
-# web process. Returns 0 when the attempt is counted, else the milliseconds until it would be.
+# web process (a test may pass its own as ARGV[4] to move it instead of sleeping). Returns 0 when
+# the attempt is counted, else the milliseconds until it would be.
 _SLIDING_WINDOW = """
 local window_ms = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
-local clock = redis.call('TIME')
-local now_ms = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local now_ms = tonumber(ARGV[4])
+if not now_ms then
+    local clock = redis.call('TIME')
+    now_ms = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms - window_ms)
 if redis.call('ZCARD', KEYS[1]) < limit then
     redis.call('ZADD', KEYS[1], now_ms, now_ms .. ':' .. ARGV[3])
@@ -68,10 +72,13 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(count), int(amount or 1) * _UNITS[unit]
 
 
-def rate_limit_check(*, action: str, key: str) -> None:
+def rate_limit_check(*, action: str, key: str, at_ms: int | None = None) -> None:
     """Count one attempt of `action` by `key` (a user id); raise RateLimited when `action`'s
     limit (CLAIMS_RATE_LIMITS) already holds that many attempts in the last period. Its
-    `retry_after` is the whole seconds until the next attempt is let through."""
+    `retry_after` is the whole seconds until the next attempt is let through.
+
+    at_ms: the attempt's time in Unix milliseconds, for tests that move the clock; otherwise
+    Redis's own clock, the same for every web process."""
     rate = settings.CLAIMS_RATE_LIMITS.get(action)
     if not rate:
         return
@@ -79,7 +86,13 @@ def rate_limit_check(*, action: str, key: str) -> None:
     # Under the cache's key prefix, so the keys live and are cleared with the rest of the cache.
     redis_key = cache.make_key(f"claims:rl:{action}:{key}")
     wait_ms = get_redis_connection("default").eval(
-        _SLIDING_WINDOW, 1, redis_key, period * 1000, limit, uuid.uuid4().hex
+        _SLIDING_WINDOW,
+        1,
+        redis_key,
+        period * 1000,
+        limit,
+        uuid.uuid4().hex,
+        "" if at_ms is None else at_ms,
     )
     if wait_ms:
         raise RateLimited(action, retry_after=math.ceil(int(wait_ms) / 1000))

@@ -10,6 +10,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 TESTDATA_DIR = Path(os.environ.get("BZPEER_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 
+# alice, bob, charlie, their clients and the moderator, and the demo data, defined once.
+pytest_plugins = ["tests.support.people", "tests.support.demo"]
+
 
 @pytest.fixture(scope="session")
 def testdata_dir() -> Path:
@@ -45,12 +48,42 @@ def run_import():
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Each test starts without the cache entries of the one before (page cache, counters).
+def _fresh_cache_namespace():
+    """Each test reads and writes the cache under a namespace of its own, so it never sees the
+    entries of the one before (page cache, counters, rate limits, graph slices)."""
+    from tests.support.cache_keys import namespace_next
 
-    Only keys under the cache's own prefix go: the Celery broker shares this Redis database.
-    """
-    from django.core.cache import cache
+    namespace_next()
 
-    cache.delete_pattern("*")
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_keys_of_the_run_deleted():
+    """The run's keys go once, at its end (the Celery broker shares this Redis database, so
+    only keys under the test cache's own prefix are touched)."""
     yield
+    from django.conf import settings
+    from django_redis import get_redis_connection
+
+    redis = get_redis_connection("default")
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    for names in _batched(redis.scan_iter(match=f"{prefix}:*", count=1000), 1000):
+        redis.delete(*names)
+
+
+def _batched(iterable, size: int):
+    batch = []
+    for item in iterable:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests are marked by their folder, so `make test-fast` can leave them out."""
+    browser_folder = Path(__file__).resolve().parent / "browser"
+    for item in items:
+        if browser_folder in Path(item.path).parents:
+            item.add_marker(pytest.mark.browser)

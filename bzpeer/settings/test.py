@@ -8,10 +8,17 @@ from .base import *  # noqa: F403
 from .base import (
     CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT,
     CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT,
-    GRAPH_QUEUE,
     TEST_DATABASE_NAME,
     TEST_REDIS_URL,
+    env,
 )
+
+# pytest-xdist runs the suite in one process per core ("gw0", "gw1", ...; empty without it).
+# pytest-django gives each its own database (the test database's name with the worker id); its
+# cache keys and Celery queues take the same suffix, so two processes never share state. A Celery
+# worker a test starts inherits the variable and so uses the same keys and database.
+TEST_WORKER = env.str("PYTEST_XDIST_WORKER", default="")
+TEST_WORKER_SUFFIX = f"-{TEST_WORKER}" if TEST_WORKER else ""
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
 DEBUG = False
@@ -23,11 +30,16 @@ CACHES = {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
         # Per test database, so two test runs on one machine never see each other's keys.
-        "KEY_PREFIX": "bzpeer-" + TEST_DATABASE_NAME,
+        "KEY_PREFIX": "bzpeer-" + TEST_DATABASE_NAME + TEST_WORKER_SUFFIX,
+        # A namespace per test (tests/support/cache_keys.py): nothing is flushed between tests.
+        "KEY_FUNCTION": "tests.support.cache_keys.make_key",
     }
 }
 CELERY_BROKER_URL = REDIS_URL
-CELERY_TASK_DEFAULT_QUEUE = CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or "bzpeer-test"
+CELERY_TASK_DEFAULT_QUEUE = (
+    CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or f"bzpeer-test{TEST_WORKER_SUFFIX}"
+)
+GRAPH_QUEUE = env.str("CELERY_GRAPH_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-graph")
 # A test's worker consumes the one queue the test names (tests/publications'
 # test_import_on_workers.Workers), so imports and mail stay on the default queue here; the graph
 # keeps its own queue, which its worker test starts a worker on. The production routes are
@@ -47,6 +59,8 @@ REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F40
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 # Several checkouts or sessions on one machine can each keep their own test database.
 DATABASES["default"]["TEST"] = {"NAME": TEST_DATABASE_NAME}  # noqa: F405
+# PostgreSQL's backend with a faster flush after transactional tests (tests/support/postgresql).
+DATABASES["default"]["ENGINE"] = "tests.support.postgresql"  # noqa: F405
 # Static files come from the finders in tests; there is no collectstatic output to serve.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True

@@ -35,7 +35,6 @@ from werkzeug import Client as WsgiClient
 from claims.services import claim_withdraw as withdraw
 from graph.services import coauthor_edges_refresh
 from publications.models import MergedWork
-from tests.claims.helpers import approved_claimant, submit
 from tests.factories import (
     AffiliationFactory,
     AuthorshipFactory,
@@ -44,6 +43,7 @@ from tests.factories import (
     WorkFactory,
     WorkTopicFactory,
 )
+from tests.support.people import approved_claimant, submit
 
 DJANGO = WSGIHandler()
 

@@ -4,15 +4,12 @@ the confirm, and the new work on their profile."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from playwright.sync_api import expect
 
 from publications.models import Authorship, Work
-from tests.claims.conftest import make_member
-from tests.claims.helpers import approved_claimant
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
+from tests.support.people import approved_claimant, make_member
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,16 +35,6 @@ BIB = r"""@article{liddell2021looking,
   year   = {2020}
 }
 """
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(settings):
-    settings.CACHES = {
-        "default": {
-            **settings.CACHES["default"],
-            "KEY_PREFIX": f"bzpeer-test-{uuid.uuid4().hex[:12]}",
-        }
-    }
 
 
 def test_the_claimant_adds_works_from_a_bibtex_file(

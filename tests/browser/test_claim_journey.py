@@ -6,7 +6,6 @@ collaborate". Screenshots of each step go to test-artifacts/screenshots/."""
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 from allauth.account.models import EmailAddress
@@ -23,17 +22,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 EMAIL = "zhizhen.zhong@example.org"
 PASSWORD = "optical-networks-2025"
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(settings):
-    """Rate-limit counters and cached pages of this test only (the Redis database is shared)."""
-    settings.CACHES = {
-        "default": {
-            **settings.CACHES["default"],
-            "KEY_PREFIX": f"bzpeer-test-{uuid.uuid4().hex[:12]}",
-        }
-    }
 
 
 @pytest.fixture(autouse=True)

@@ -5,17 +5,14 @@ desktop and phone width go to test-artifacts/screenshots/."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from playwright.sync_api import expect
 
 from bzpeer.celery import app as celery_app
 from collaboration.models import Block, Invitation, Message
 from tests.browser.conftest import ARTIFACTS, DESKTOP, PHONE
-from tests.claims.conftest import make_member
-from tests.claims.helpers import approved_claimant
 from tests.factories import AuthorshipFactory, ResearcherFactory, TopicFactory, WorkTopicFactory
+from tests.support.people import approved_claimant, make_member
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,17 +21,6 @@ PURPOSE = (
     "Your 2024 results on optical circuit switching fit our scheduler: shall we write a joint "
     "paper on predictable communication for training clusters?"
 )
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(settings):
-    """Rate limits and cached pages of this test only (the Redis database is shared)."""
-    settings.CACHES = {
-        "default": {
-            **settings.CACHES["default"],
-            "KEY_PREFIX": f"bzpeer-test-{uuid.uuid4().hex[:12]}",
-        }
-    }
 
 
 @pytest.fixture(autouse=True)

@@ -3,31 +3,18 @@ profile edit page: the page never scrolls sideways and the hidden entry leaves t
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from playwright.sync_api import expect
 
 from researchers.models import CVEntry
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.claims.conftest import make_member
-from tests.claims.helpers import approved_claimant
 from tests.factories import AuthorshipFactory, ResearcherFactory
+from tests.support.people import approved_claimant, make_member
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "correct horse battery staple"  # tests.factories.UserFactory's
 ORCID_ID = "0000-0002-1825-0097"
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(settings):
-    settings.CACHES = {
-        "default": {
-            **settings.CACHES["default"],
-            "KEY_PREFIX": f"bzpeer-test-{uuid.uuid4().hex[:12]}",
-        }
-    }
 
 
 def _cv(record) -> None:

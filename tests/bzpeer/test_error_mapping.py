@@ -32,9 +32,8 @@ from bzpeer.errors import (
 from claims.models import Claim, Report
 from claims.ratelimit import RateLimited as ClaimsRateLimited
 from claims.services import ClaimConflict, ClaimError
-from tests.claims.conftest import client_for, make_member
-from tests.claims.helpers import approved_claimant, submit
 from tests.factories import ResearcherFactory
+from tests.support.people import approved_claimant, client_for, submit
 
 
 def test_the_api_uses_the_service_error_handler():
@@ -136,21 +135,6 @@ def test_other_errors_go_through_the_html_mapping_untouched():
 
 
 # Through the claims pages and API: alice holds a record, bob and charlie are other members.
-
-
-@pytest.fixture
-def alice(db):
-    return make_member("alice@example.org", display_name="Alice Liddell")
-
-
-@pytest.fixture
-def bob(db):
-    return make_member("bob@example.org", display_name="Bob Bobson")
-
-
-@pytest.fixture
-def charlie(db):
-    return make_member("charlie@example.org", display_name="Charlie Chaplin")
 
 
 @pytest.fixture

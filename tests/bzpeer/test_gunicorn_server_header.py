@@ -16,6 +16,8 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
+pytestmark = pytest.mark.server
+
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 CONFIG = REPO_ROOT / "gunicorn.conf.py"
 

@@ -33,8 +33,6 @@ from drf_spectacular.generators import SchemaGenerator
 
 from claims.models import Claim
 from pages.sitemaps import SITEMAPS
-from tests.claims.conftest import make_member
-from tests.claims.helpers import approved_claimant, submit
 from tests.factories import (
     AffiliationFactory,
     AuthorshipFactory,
@@ -44,6 +42,7 @@ from tests.factories import (
     WorkFactory,
     WorkTopicFactory,
 )
+from tests.support.people import approved_claimant, make_member, submit
 
 # Query-string and form values, already percent-encoded as they travel.
 HOSTILE_VALUES = [

@@ -24,9 +24,9 @@ import psycopg
 import pytest
 from django.db import connection
 
-from tests.claims.conftest import make_member
 from tests.conftest import FIXTURES_DIR, REPO_ROOT
 from tests.factories import AuthorshipFactory, ResearcherFactory
+from tests.support.people import make_member
 
 from .servers import (
     POSTGRES_BIN,
@@ -38,7 +38,7 @@ from .servers import (
     wait_for_port,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.server, pytest.mark.django_db(transaction=True)]
 
 POOLED_DATABASE = "bzpeer"
 

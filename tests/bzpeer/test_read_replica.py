@@ -30,6 +30,8 @@ from .servers import (
     server_folder,
 )
 
+pytestmark = pytest.mark.server
+
 DATABASE = "bzpeer"
 METRICS_TOKEN = "replica-test-" + secrets.token_hex(8)
 _WRITE = re.compile(r"\b(INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|TRUNCATE)\b", re.IGNORECASE)

@@ -4,12 +4,8 @@ mod is a moderator (staff with the claims permissions)."""
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
-from allauth.account.models import EmailAddress
-from django.contrib.auth.models import Permission
-from django.test import Client
 
 from bzpeer.celery import app as celery_app
 from tests.factories import (
@@ -17,24 +13,29 @@ from tests.factories import (
     AuthorshipFactory,
     InstitutionFactory,
     ResearcherFactory,
-    UserFactory,
     WorkFactory,
 )
 
+
+@pytest.fixture
+def moderator_permissions() -> tuple[str, ...]:
+    """The claims moderator's permissions."""
+    return (
+        "view_claim",
+        "change_claim",
+        "view_pendingclaim",
+        "change_pendingclaim",
+        "view_report",
+        "change_report",
+        "view_splitrequest",
+        "change_splitrequest",
+        "view_moderationevent",
+        "view_researcher",
+        "change_researcher",
+    )
+
+
 ORCID_TEST_APP = {"client_id": "APP-TESTCLIENT0000", "secret": "test-secret"}
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(settings):
-    """A cache key prefix of this test's own: rate-limit counters (ours and allauth's) never
-    leak between tests or between two test runs sharing the Redis database, and nothing has
-    to be flushed (the same Redis database carries other suites' Celery queues)."""
-    settings.CACHES = {
-        "default": {
-            **settings.CACHES["default"],
-            "KEY_PREFIX": f"bzpeer-test-{uuid.uuid4().hex[:12]}",
-        }
-    }
 
 
 @pytest.fixture(autouse=True)
@@ -78,70 +79,6 @@ def commit(django_capture_on_commit_callbacks):
         return django_capture_on_commit_callbacks(execute=True)
 
     return run
-
-
-def make_member(email: str, *, verified: bool = True, display_name: str = "", **extra):
-    user = UserFactory(
-        email=email, username=email.split("@")[0], display_name=display_name, **extra
-    )
-    EmailAddress.objects.create(user=user, email=email, verified=verified, primary=True)
-    return user
-
-
-@pytest.fixture
-def alice(db):
-    return make_member("alice@example.org", display_name="Alice Liddell")
-
-
-@pytest.fixture
-def bob(db):
-    return make_member("bob@example.org", display_name="Bob Bobson")
-
-
-@pytest.fixture
-def charlie(db):
-    return make_member("charlie@example.org", display_name="Charlie Chaplin")
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def alice_client(alice):
-    return client_for(alice)
-
-
-@pytest.fixture
-def bob_client(bob):
-    return client_for(bob)
-
-
-@pytest.fixture
-def moderator(db):
-    user = make_member("mod@example.org", display_name="Mo Derator", is_staff=True)
-    for codename in (
-        "view_claim",
-        "change_claim",
-        "view_pendingclaim",
-        "change_pendingclaim",
-        "view_report",
-        "change_report",
-        "view_splitrequest",
-        "change_splitrequest",
-        "view_moderationevent",
-        "view_researcher",
-        "change_researcher",
-    ):
-        user.user_permissions.add(Permission.objects.get(codename=codename))
-    return user
-
-
-@pytest.fixture
-def moderator_client(moderator):
-    return client_for(moderator)
 
 
 @pytest.fixture

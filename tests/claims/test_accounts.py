@@ -14,8 +14,7 @@ from django.urls import reverse
 
 from researchers.models import Follow
 from tests.factories import ResearcherFactory
-
-from .helpers import submit
+from tests.support.people import submit
 
 pytestmark = pytest.mark.django_db
 

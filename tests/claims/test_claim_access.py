@@ -9,9 +9,7 @@ from django.urls import reverse
 
 from claims.models import Claim, ClaimStatus, Report
 from tests.factories import ResearcherFactory
-
-from .conftest import client_for, make_member
-from .helpers import approved_claimant, submit
+from tests.support.people import approved_claimant, client_for, make_member, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -21,9 +21,9 @@ from claims.tasks import claim_checks_run
 from notifications.models import Notification
 from researchers.models import VerificationLevel
 from tests.factories import ResearcherFactory
+from tests.support.people import make_member, submit
 
-from .conftest import make_member, record_at_institution
-from .helpers import submit
+from .conftest import record_at_institution
 from .orcid_fake import orcid_record, orcid_sign_in
 
 pytestmark = pytest.mark.django_db

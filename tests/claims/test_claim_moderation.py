@@ -18,9 +18,7 @@ from claims.models import (
 from notifications.models import Notification
 from researchers.models import VerificationLevel
 from tests.factories import ResearcherFactory
-
-from .conftest import make_member
-from .helpers import approved_claimant, submit
+from tests.support.people import approved_claimant, make_member, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -193,7 +191,7 @@ def test_a_user_who_is_not_staff_cannot_reach_moderation(alice_client, alice, re
 
 
 def test_staff_without_the_claims_permission_cannot_decide(alice, record):
-    from .conftest import client_for
+    from tests.support.people import client_for
 
     staff = make_member("staff@example.org", is_staff=True)
     claim = submit(alice, record)

@@ -13,9 +13,9 @@ from claims import services
 from claims.models import Claim, ClaimStatus
 from researchers.models import Researcher
 from tests.factories import ResearcherFactory
+from tests.support.people import make_member, submit
 
-from .conftest import make_member, record_at_institution
-from .helpers import submit
+from .conftest import record_at_institution
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,9 +9,7 @@ from django.urls import reverse
 from claims import services
 from claims.models import Claim, ClaimStatus
 from tests.factories import ResearcherFactory
-
-from .conftest import make_member
-from .helpers import approved_claimant, submit
+from tests.support.people import approved_claimant, make_member, submit
 
 pytestmark = pytest.mark.django_db
 

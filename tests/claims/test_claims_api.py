@@ -6,8 +6,7 @@ import pytest
 from django.urls import reverse
 
 from claims.models import Claim, ClaimStatus
-
-from .helpers import approved_claimant, submit
+from tests.support.people import approved_claimant, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,7 @@ from django.urls import reverse
 from claims import services
 from claims.models import ClaimStatus, Report, ReportStatus
 from claims.trust import OPEN_DISPUTE_POINTS
-
-from .conftest import client_for
-from .helpers import approved_claimant, submit
+from tests.support.people import approved_claimant, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

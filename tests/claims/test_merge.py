@@ -12,9 +12,7 @@ from claims.models import Claim, ClaimStatus, ModerationEvent
 from publications.models import Authorship, WorkListedBy
 from researchers.models import Follow, Researcher
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
-
-from .conftest import client_for
-from .helpers import approved_claimant, submit
+from tests.support.people import approved_claimant, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

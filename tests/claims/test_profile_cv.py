@@ -16,9 +16,7 @@ from claims.services.orcid_import import IMPORT_FETCH_TASK
 from publications.models import ImportRun
 from researchers.models import CVEntry
 from tests.factories import ResearcherFactory
-
-from .conftest import client_for
-from .helpers import approved_claimant
+from tests.support.people import approved_claimant, client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,7 @@ from django.urls import reverse
 from claims import services
 from claims.models import ModerationEvent, SplitRequest, SplitRequestStatus
 from publications.models import Authorship
-
-from .conftest import client_for
-from .helpers import approved_claimant, submit
+from tests.support.people import approved_claimant, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,9 @@ from claims import services
 from claims.models import Claim, Report, Vouch
 from claims.ratelimit import RateLimited, rate_limit_check
 from tests.factories import ResearcherFactory
+from tests.support.people import approved_claimant, client_for, make_member, submit
 
-from .conftest import client_for, coauthored, make_member
-from .helpers import approved_claimant, submit
+from .conftest import coauthored
 
 CLAIM_POST = {
     "claimant_name": "Alice Liddell",
@@ -29,51 +29,53 @@ def limit(settings, action: str, rate: str) -> None:
     settings.CLAIMS_RATE_LIMITS = {**settings.CLAIMS_RATE_LIMITS, action: rate}
 
 
-def attempts_let_through(count: int, *, action: str = "claim_submit", key: str = "user:1") -> int:
+def attempts_let_through(
+    count: int, *, action: str = "claim_submit", key: str = "user:1", at_ms: int | None = None
+) -> int:
     passed = 0
     for _ in range(count):
         try:
-            rate_limit_check(action=action, key=key)
+            rate_limit_check(action=action, key=key, at_ms=at_ms)
         except RateLimited:
             continue
         passed += 1
     return passed
 
 
-def sleep_until_second(remainder: float, period: int) -> None:
-    """Sleep until the clock reads `remainder` seconds into a multiple of `period` seconds."""
-    now = time.time()
-    time.sleep((remainder - now % period) % period)
+def clock_ms(*, into_period: float = 0.0, period: int = 2) -> int:
+    """A time near now, `into_period` seconds past a multiple of `period` seconds (the
+    limiter's clock is moved to it instead of sleeping until then)."""
+    now_ms = int(time.time() * 1000)
+    return now_ms - now_ms % (period * 1000) + int(into_period * 1000)
 
 
 def test_no_more_than_the_limit_pass_across_a_window_boundary(settings):
     limit(settings, "claim_submit", "3/2s")
     # Three just before a clock boundary of the period and three just after it: a window that
     # starts on the clock's boundaries let all six through.
-    sleep_until_second(1.6, 2)
-    before = attempts_let_through(3)
-    sleep_until_second(0.1, 2)
-    after = attempts_let_through(3)
+    boundary_ms = clock_ms(period=2) + 2000
+    before = attempts_let_through(3, at_ms=boundary_ms - 400)
+    after = attempts_let_through(3, at_ms=boundary_ms + 100)
     assert (before, after) == (3, 0)
 
 
 def test_a_refusal_says_when_the_next_attempt_is_let_through(settings):
     limit(settings, "claim_submit", "2/2s")
-    assert attempts_let_through(2) == 2
+    started_ms = clock_ms(into_period=0.3)
+    assert attempts_let_through(2, at_ms=started_ms) == 2
     with pytest.raises(RateLimited) as refused:
-        rate_limit_check(action="claim_submit", key="user:1")
+        rate_limit_check(action="claim_submit", key="user:1", at_ms=started_ms + 250)
     assert 1 <= refused.value.retry_after <= 2
-    time.sleep(refused.value.retry_after)
-    rate_limit_check(action="claim_submit", key="user:1")
+    waited_ms = started_ms + 250 + refused.value.retry_after * 1000
+    rate_limit_check(action="claim_submit", key="user:1", at_ms=waited_ms)
 
 
 def test_refused_attempts_do_not_push_the_next_one_back(settings):
     limit(settings, "claim_submit", "1/2s")
-    assert attempts_let_through(1) == 1
-    started = time.monotonic()
-    assert attempts_let_through(20) == 0
-    time.sleep(2.05 - (time.monotonic() - started))
-    assert attempts_let_through(1) == 1
+    started_ms = clock_ms(into_period=0.5)
+    assert attempts_let_through(1, at_ms=started_ms) == 1
+    assert attempts_let_through(20, at_ms=started_ms + 1000) == 0
+    assert attempts_let_through(1, at_ms=started_ms + 2050) == 1
 
 
 def test_each_user_has_a_budget_of_their_own(settings):

@@ -16,8 +16,7 @@ from publications.models import Authorship
 from researchers.models import Follow, Researcher
 from researchers.resolution import Decision, Outcome, RecordedDecision
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
-
-from .conftest import client_for
+from tests.support.people import client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from claims.models import SplitRequest
 from claims.services import split_request_resolve
 from publications.models import ImportRun, Work, WorkListedBy
 from researchers.models import Researcher
-from tests.claims.conftest import make_member
 from tests.publications.test_orcid_listed_by import DOI, HOYT, _crossref, _write
+from tests.support.people import make_member
 
 # The command reads its run back outside the test's transaction, as the pipeline does.
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,9 +15,9 @@ from claims.templatetags.claims_tags import trust_band
 from researchers.models import Researcher, VerificationLevel
 from tests.conftest import REPO_ROOT
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
+from tests.support.people import approved_claimant, make_member
 
-from .conftest import coauthored, make_member
-from .helpers import approved_claimant
+from .conftest import coauthored
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from django.utils import timezone
 from claims import services
 from claims.models import ApprovalRoute, ClaimStatus, Vouch
 from tests.factories import ResearcherFactory
+from tests.support.people import approved_claimant, client_for, make_member, submit
 
-from .conftest import client_for, coauthored, make_member
-from .helpers import approved_claimant, submit
+from .conftest import coauthored
 
 pytestmark = pytest.mark.django_db
 

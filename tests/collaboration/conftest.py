@@ -9,28 +9,12 @@ tests.claims.helpers.approved_claimant: the real claim services).
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
-from django.contrib.auth.models import Permission
-from django.test import Client
 
 from bzpeer.celery import app as celery_app
 from collaboration.models import Conversation, Invitation
-from tests.claims.conftest import client_for, make_member
 
-from .factories import accepted_conversation, invite, verified_researcher
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(settings):
-    """A cache key prefix of this test's own (Redis is shared with other suites)."""
-    settings.CACHES = {
-        "default": {
-            **settings.CACHES["default"],
-            "KEY_PREFIX": f"bzpeer-test-{uuid.uuid4().hex[:12]}",
-        }
-    }
+from .factories import accepted_conversation, invite
 
 
 @pytest.fixture(autouse=True)
@@ -54,39 +38,21 @@ def commit(django_capture_on_commit_callbacks):
 
 
 @pytest.fixture
-def alice(db):
-    return verified_researcher("alice@example.org", "Alice Liddell", "alice-liddell")
+def person(verified_person):
+    """alice, bob and charlie are verified researchers here: only they may invite."""
+    return verified_person
 
 
 @pytest.fixture
-def bob(db):
-    return verified_researcher("bob@example.org", "Bob Bobson", "bob-bobson")
-
-
-@pytest.fixture
-def charlie(db):
-    return verified_researcher("charlie@example.org", "Charlie Chaplin", "charlie-chaplin")
-
-
-@pytest.fixture
-def newcomer(db):
-    """Signed up, email verified, no claim."""
-    return make_member("newcomer@example.org", display_name="Nora Newcomer")
-
-
-@pytest.fixture
-def alice_client(alice) -> Client:
-    return client_for(alice)
-
-
-@pytest.fixture
-def bob_client(bob) -> Client:
-    return client_for(bob)
-
-
-@pytest.fixture
-def charlie_client(charlie) -> Client:
-    return client_for(charlie)
+def moderator_permissions() -> tuple[str, ...]:
+    """The collaboration moderator's permissions: the report queue and its settings."""
+    return (
+        "view_collaborationreport",
+        "change_collaborationreport",
+        "view_collaborationsettings",
+        "change_collaborationsettings",
+        "view_moderationevent",
+    )
 
 
 @pytest.fixture
@@ -99,22 +65,3 @@ def invitation(alice, bob) -> Invitation:
 def conversation(alice, bob) -> Conversation:
     """The conversation bob's acceptance of alice's invitation opened."""
     return accepted_conversation(alice, bob)
-
-
-@pytest.fixture
-def moderator(db):
-    user = make_member("mod@example.org", display_name="Mo Derator", is_staff=True)
-    for codename in (
-        "view_collaborationreport",
-        "change_collaborationreport",
-        "view_collaborationsettings",
-        "change_collaborationsettings",
-        "view_moderationevent",
-    ):
-        user.user_permissions.add(Permission.objects.get(codename=codename))
-    return user
-
-
-@pytest.fixture
-def moderator_client(moderator) -> Client:
-    return client_for(moderator)

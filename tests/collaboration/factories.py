@@ -5,27 +5,12 @@ from __future__ import annotations
 
 from collaboration import services
 from collaboration.models import Conversation, Invitation
-from tests.claims.conftest import make_member
-from tests.claims.helpers import approved_claimant
-from tests.factories import AuthorshipFactory, ResearcherFactory, TopicFactory, WorkTopicFactory
+from tests.support.people import verified_researcher
 
 PURPOSE = (
     "I would like to write a joint paper on optical interconnects for training clusters, "
     "building on both our recent results."
 )
-
-
-def verified_researcher(email: str, name: str, slug: str, *, level: int = 3):
-    """A member with an approved claim (L3 or L4) on a record of their own with one work and
-    one topic; the record is on `user.record`."""
-    user = make_member(email, display_name=name)
-    record = ResearcherFactory(display_name=name, slug=slug)
-    authorship = AuthorshipFactory(researcher=record)
-    WorkTopicFactory(work=authorship.work, topic=TopicFactory(name=f"Topic of {name}"))
-    approved_claimant(user, record, level=level)
-    record.refresh_from_db()
-    user.record = record
-    return user
 
 
 def invite(sender, recipient, purpose: str = PURPOSE, **extra) -> Invitation:
@@ -51,4 +36,4 @@ def others(count: int, *, prefix: str = "other"):
     ]
 
 
-__all__ = ["PURPOSE", "accepted_conversation", "invite", "make_member", "others"]
+__all__ = ["PURPOSE", "accepted_conversation", "invite", "others", "verified_researcher"]

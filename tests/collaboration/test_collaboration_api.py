@@ -14,7 +14,7 @@ from collaboration.models import (
     Invitation,
     InvitationStatus,
 )
-from tests.claims.conftest import client_for
+from tests.support.people import client_for
 
 from .factories import PURPOSE, invite, others
 

@@ -23,8 +23,9 @@ from graph.models import CoauthorEdge
 from notifications.models import Notification
 from tests.claims.conftest import coauthored
 from tests.factories import ResearcherFactory, TopicFactory, WorkFactory
+from tests.support.people import make_member, verified_researcher
 
-from .factories import PURPOSE, invite, make_member, others, verified_researcher
+from .factories import PURPOSE, invite, others
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +54,7 @@ def test_a_user_without_an_approved_claim_cannot_invite(newcomer, bob):
 
 
 def test_an_l2_claimant_whose_claim_is_pending_cannot_invite(bob):
-    from tests.claims.helpers import submit
+    from tests.support.people import submit
 
     pending = make_member("pat@example.org")
     record = ResearcherFactory(display_name="Pat Pending")

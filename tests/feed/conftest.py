@@ -4,36 +4,10 @@ from __future__ import annotations
 
 import datetime
 
-import pytest
-from django.test import Client
 from django.utils import timezone
 
 from publications.models import Work
-from tests.factories import AuthorshipFactory, UserFactory, WorkFactory, WorkTopicFactory
-
-
-@pytest.fixture
-def alice(db):
-    return UserFactory(username="alice", email="alice@example.org")
-
-
-@pytest.fixture
-def bob(db):
-    return UserFactory(username="bob", email="bob@example.org")
-
-
-@pytest.fixture
-def alice_client(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def bob_client(bob) -> Client:
-    client = Client()
-    client.force_login(bob)
-    return client
+from tests.factories import AuthorshipFactory, WorkFactory, WorkTopicFactory
 
 
 def arrived(work: Work, at: datetime.datetime) -> Work:

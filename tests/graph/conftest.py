@@ -6,23 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graph import keys
 from graph.models import close_collaborators_count_of
-
-
-@pytest.fixture(autouse=True)
-def graph_redis_keys():
-    """Each test starts with no pending edge refreshes and no cached slices of its database."""
-
-    def clear() -> None:
-        redis = keys.redis_client()
-        pattern = keys.key("graph:*")
-        for name in redis.scan_iter(match=pattern, count=1000):
-            redis.delete(name)
-
-    clear()
-    yield
-    clear()
 
 
 def close_counts(researchers) -> dict[str, int]:  # noqa: ANN001
@@ -95,10 +79,7 @@ def purge_graph_queue():
 
 
 @pytest.fixture
-def demo_graph(run_import, purge_graph_queue):
-    """The demo snapshot (demo/openalex) imported through the real pipeline, edges drained."""
-    from graph import services
-    from tests.conftest import REPO_ROOT
-
-    run_import(REPO_ROOT / "demo" / "openalex")
-    services.coauthor_edges_drain()
+def demo_graph(demo_data):
+    """The demo snapshot (demo/openalex) imported through the real pipeline, edges drained:
+    imported once per test process and copied into each test's transaction
+    (tests/support/demo.py)."""

@@ -12,7 +12,8 @@ from graph.selectors import SLICE_CAPS, graph_slice_for
 from researchers.models import Researcher
 from tests.graph.conftest import author, close_count, work, write_jsonl
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The demo graph is copied into each test's transaction; tests that import commit their own.
+pytestmark = pytest.mark.django_db
 
 ZHOU = "A9900000004"
 ZHONG = "A9900000001"
@@ -71,6 +72,7 @@ def test_the_reference_researcher_shows_his_four_close_collaborators(client, dem
     assert len([n for n in body["nodes"] if n["type"] == "topic"]) == 3
 
 
+@pytest.mark.django_db(transaction=True)
 def test_every_kind_is_capped(client, run_import, purge_graph_queue, tmp_path: Path):
     hub = author("A9610000000", "Hub Person")
     records = [
@@ -114,6 +116,7 @@ def test_a_cached_slice_is_served_without_rebuilding_it(
     assert second == first
 
 
+@pytest.mark.django_db(transaction=True)
 def test_the_cache_is_renewed_when_a_new_work_arrives(
     client, run_import, purge_graph_queue, tmp_path: Path
 ):
@@ -233,6 +236,7 @@ def test_the_explorer_refuses_post(client, db):
     assert client.post(reverse("graph:explorer")).status_code == 405
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_record_with_many_works_shows_the_same_slice_from_its_summary(
     client, run_import, purge_graph_queue, tmp_path: Path, monkeypatch
 ):

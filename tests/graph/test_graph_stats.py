@@ -10,7 +10,8 @@ from django.core.management import call_command
 
 from graph.models import CoauthorEdge
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The demo graph is copied into each test's transaction; tests that import commit their own.
+pytestmark = pytest.mark.django_db
 
 
 def test_graph_stats_reports_the_demo_components_and_degrees(demo_graph):

@@ -11,7 +11,8 @@ from graph.selectors import collaboration_path, conflicts_of_interest
 from publications.models import Authorship
 from researchers.models import Researcher
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The demo graph is copied into each test's transaction; tests that import commit their own.
+pytestmark = pytest.mark.django_db
 
 ZHONG, ZHU, WANG, ZHOU = "A9900000001", "A9900000002", "A9900000003", "A9900000004"
 QUN_XIA, HAOJUN_XIA, LEON_SONG = "A9900000081", "A9900000093", "A9900000100"

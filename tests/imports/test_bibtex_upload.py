@@ -17,8 +17,8 @@ from imports.services.bibtex_upload import (
 )
 from publications.models import Authorship, ImportIssue, ImportRun, NameOnlyAuthor, Work
 from researchers.models import Researcher
-from tests.claims.conftest import make_member
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
+from tests.support.people import make_member
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from publications.models import ImportRun
-from tests.claims.conftest import make_member
-from tests.claims.helpers import approved_claimant
 from tests.factories import ResearcherFactory
+from tests.support.people import approved_claimant, make_member
 
 pytestmark = pytest.mark.django_db
 

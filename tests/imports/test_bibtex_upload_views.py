@@ -12,9 +12,8 @@ from django.urls import reverse
 
 from imports.services.bibtex_upload import MAX_BYTES
 from publications.models import Authorship, ImportIssue, ImportRun, Work
-from tests.claims.conftest import make_member
-from tests.claims.helpers import approved_claimant
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
+from tests.support.people import approved_claimant, make_member
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,9 @@ from django.db import connection
 from notifications import services, tasks
 from notifications.kinds import Delivery, NotificationCategory
 from notifications.models import Notification
+from tests.support.people import make_member
 
-from .conftest import SITE, make_member
+from .conftest import SITE
 
 CLAIMS = NotificationCategory.CLAIMS
 MESSAGES = NotificationCategory.MESSAGES

@@ -41,8 +41,9 @@ from publications.models import (
     WorkVersion,
 )
 from researchers.models import Researcher
-from tests.collaboration.factories import invite, verified_researcher
+from tests.collaboration.factories import invite
 from tests.factories import ResearcherFactory, UserFactory
+from tests.support.people import verified_researcher
 
 pytestmark = pytest.mark.django_db
 

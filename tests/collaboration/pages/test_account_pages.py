@@ -10,8 +10,8 @@ from django.urls import reverse
 from collaboration import services
 from collaboration.models import CollaborationSettings, Invitation, Message
 from researchers.models import Researcher
-from tests.claims.conftest import client_for
 from tests.collaboration.pages.conftest import invite
+from tests.support.people import client_for
 
 pytestmark = pytest.mark.django_db
 

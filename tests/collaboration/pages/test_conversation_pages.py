@@ -14,7 +14,7 @@ from collaboration.models import (
     ConversationParticipant,
     Message,
 )
-from tests.claims.conftest import client_for
+from tests.support.people import client_for
 
 pytestmark = pytest.mark.django_db
 

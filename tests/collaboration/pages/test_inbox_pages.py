@@ -14,8 +14,8 @@ from collaboration.models import (
     ConversationParticipant,
     Invitation,
 )
-from tests.claims.conftest import client_for
-from tests.collaboration.pages.conftest import invite, verified_researcher
+from tests.collaboration.pages.conftest import invite
+from tests.support.people import client_for, verified_researcher
 
 pytestmark = pytest.mark.django_db
 

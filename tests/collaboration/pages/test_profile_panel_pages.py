@@ -12,9 +12,9 @@ from django.urls import reverse
 from collaboration import services
 from collaboration.models import Block, Invitation, WhoMayInvite
 from researchers.models import Researcher
-from tests.claims.conftest import client_for
 from tests.collaboration.pages.conftest import PURPOSE
 from tests.factories import ResearcherFactory, UserFactory
+from tests.support.people import client_for
 
 pytestmark = pytest.mark.django_db
 

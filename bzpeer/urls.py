@@ -9,8 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
+from .api_schema_view import SchemaView
 from .health import readyz
 from .metrics import metrics_view
 
@@ -38,7 +39,7 @@ urlpatterns = [
     path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", include("bzpeer.api_urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("graph.urls")),
     path("", include("feed.urls")),

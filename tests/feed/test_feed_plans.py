@@ -16,7 +16,7 @@ from feed import selectors
 from feed.selectors.feed import ARRIVAL_SCAN_FROM_FOLLOWS
 from tests.bench.feed_bench import GENERATE
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.corpus, pytest.mark.django_db]
 
 # A small corpus with the benchmark's shape: most users follow a few researchers, user 2 follows
 # more than ARRIVAL_SCAN_FROM_FOLLOWS of them, so the arrival scan is the path its page takes.

@@ -9,6 +9,7 @@ from django.utils import translation
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 
 class SchemaView(SpectacularAPIView):
@@ -20,20 +21,33 @@ class SchemaView(SpectacularAPIView):
     asking for it could keep every web process busy.
     """
 
-    _built: ClassVar[dict[tuple[str | None, str | None], dict[str, Any]]] = {}
+    _built: ClassVar[dict[tuple[str | None, str], dict[str, Any]]] = {}
 
     def _get_schema_response(self, request: Request) -> Response:
         if not self.serve_public:  # a schema of what the signed-in user may do
             return super()._get_schema_response(request)
         version = self.api_version or request.version or self._get_version_parameter(request)
-        key = (version, translation.get_language())
-        schema = self._built.get(key)
+        key = self._cache_key(version)
+        schema = self._built.get(key) if key else None
         if schema is None:
             generator = self.generator_class(
                 urlconf=self.urlconf, api_version=version, patterns=self.patterns
             )
-            schema = self._built[key] = generator.get_schema(request=request, public=True)
+            schema = generator.get_schema(request=request, public=True)
+            if key:
+                self._built[key] = schema
         filename = self._get_filename(request, version)
         return Response(
             data=schema, headers={"Content-Disposition": f'inline; filename="{filename}"'}
         )
+
+    @staticmethod
+    def _cache_key(version: str | None) -> tuple[str | None, str] | None:
+        """The versions and languages the site has; a ?version= or ?lang= of the visitor's
+        choosing is built for its request and not kept (None), so the cache stays small."""
+        if version is not None and version not in (api_settings.ALLOWED_VERSIONS or ()):
+            return None
+        try:
+            return version, translation.get_supported_language_variant(translation.get_language())
+        except LookupError:
+            return None

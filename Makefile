@@ -50,29 +50,32 @@ format: install
 	$(BIN)/ruff check --fix .
 
 # The suite runs in one process per core (pytest-xdist), each with its own database, cache
-# prefix and Celery queue (bzpeer/settings/test.py).
-PYTEST_PARALLEL := -n auto --dist loadgroup
+# prefix and Celery queue (bzpeer/settings/test.py). Bytecode is written even where the machine
+# sets PYTHONDONTWRITEBYTECODE: otherwise every process of a run (each pytest process, and each
+# Celery worker, gunicorn and manage.py a test starts) compiles the project and rewrites the
+# tests' asserts again.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n auto --dist loadgroup
 
 test: services install lint
-	$(BIN)/pytest $(PYTEST_PARALLEL)
+	$(PYTEST)
 
 # For while you work: everything but the browser, worker, server and benchmark-corpus tests.
 test-fast: services install
-	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not browser and not worker and not server and not corpus"
+	$(PYTEST) -m "not browser and not worker and not server and not corpus"
 
 bench: migrate
 	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }
-	$(PY) -m tests.bench.import_bench --works $(BENCH_WORKS)
-	$(PY) -m tests.bench.sources_bench --records 100000
-	$(PY) -m tests.bench.worker_import_bench --works $(BENCH_WORKS)
-	$(PY) -m tests.bench.search_bench
-	$(PY) -m tests.bench.graph_bench
-	$(PY) -m tests.bench.pages_bench
-	$(PY) -m tests.bench.collaboration_bench --template bzpeer_bench --users 50000 \
+	$(PY) -m bench.import_bench --works $(BENCH_WORKS)
+	$(PY) -m bench.sources_bench --records 100000
+	$(PY) -m bench.worker_import_bench --works $(BENCH_WORKS)
+	$(PY) -m bench.search_bench
+	$(PY) -m bench.graph_bench
+	$(PY) -m bench.pages_bench
+	$(PY) -m bench.collaboration_bench --template bzpeer_bench --users 50000 \
 		--conversations 200000 --messages 2000000 --big-user-conversations 10000
-	$(PY) -m tests.bench.feed_bench --works 1000000 --users 200000 --background-follows 23
-	$(PY) -m tests.bench.digest_bench --works 1000000 --users 200000 --follows 23
-	$(PY) -m tests.bench.ops_bench
+	$(PY) -m bench.feed_bench --works 1000000 --users 200000 --background-follows 23
+	$(PY) -m bench.digest_bench --works 1000000 --users 200000 --follows 23
+	$(PY) -m bench.ops_bench
 
 # A bounded soak (scripts/soak.py): gunicorn with the production settings and a Celery worker on
 # loopback, a rotating set of pages and API calls, anonymous and signed in, for SOAK_SECONDS

@@ -12,7 +12,7 @@ Every name other apps use is importable from graph.services.
 
 from __future__ import annotations
 
-# tests/bench/graph_bench.py records bylines with this query, read from here.
+# bench/graph_bench.py records bylines with this query, read from here.
 from .bylines import _BYLINES_OF_WORKS as _BYLINES_OF_WORKS
 from .bylines import (
     PENDING_BYLINES_PER_TRANSACTION,

@@ -2,7 +2,7 @@
 (user, record) index, also in the generic plan PostgreSQL keeps for a prepared statement. That
 plan estimates a user's follows at the average (a few dozen), and left free it joined each
 scanned work's authors to all of a heavy follower's follows by hash: 5,000 rows read per work,
-250 ms a page on the 1M-work benchmark corpus instead of about 10 (tests/bench/feed_bench.py)."""
+250 ms a page on the 1M-work benchmark corpus instead of about 10 (bench/feed_bench.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
+from bench.feed_bench import GENERATE
 from feed import selectors
 from feed.selectors.feed import ARRIVAL_SCAN_FROM_FOLLOWS
-from tests.bench.feed_bench import GENERATE
 
 pytestmark = [pytest.mark.corpus, pytest.mark.django_db]
 

@@ -1,4 +1,4 @@
-"""The resolver on real records (issue 15, item 7; the experiment: tests.bench.resolver_eval):
+"""The resolver on real records (issue 15, item 7; the experiment: bench.resolver_eval):
 identifiers hidden and recovered with a precision of at least 0.99, and no namesake (same
 family name and initial, another identifier) ever linked."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bench.resolver_eval import clustering_scores, evaluate
+from bench.resolver_eval import clustering_scores, evaluate
 
 pytestmark = pytest.mark.django_db
 

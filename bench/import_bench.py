@@ -1,4 +1,4 @@
-"""The import benchmark: `make bench`, or `python -m tests.bench.import_bench --works N`.
+"""The import benchmark: `make bench`, or `python -m bench.import_bench --works N`.
 
 In one run it measures, on a synthetic OpenAlex works snapshot:
 
@@ -37,7 +37,7 @@ import orjson
 import psycopg
 from psycopg import sql
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -650,7 +650,7 @@ def git_revision() -> str:
 
 
 def other_imports_running() -> list[str]:
-    """Imports and benchmarks (any tests.bench module) on this machine, other than this one."""
+    """Imports and benchmarks (any bench module) on this machine, other than this one."""
     mine = {os.getpid(), os.getppid()}
     found = []
     for entry in os.listdir("/proc"):
@@ -662,7 +662,7 @@ def other_imports_running() -> list[str]:
             )
         except OSError:
             continue
-        if "import_openalex" in command or "tests.bench." in command:
+        if "import_openalex" in command or "bench." in command:
             found.append(f"pid {entry}: {command[:160]}")
     return found
 
@@ -749,7 +749,7 @@ def report_print(report: Report) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], prog="python -m tests.bench.import_bench"
+        description=__doc__.split("\n\n")[0], prog="python -m bench.import_bench"
     )
     parser.add_argument(
         "--works", type=int, default=200_000, help="works in the synthetic corpus (default 200000)"

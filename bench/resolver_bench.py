@@ -1,5 +1,5 @@
 """The name resolver's benchmark (issue 15): its rate on 100,000 name-only authorships against
-whatever corpus a bench database holds. `python -m tests.bench.resolver_bench --database NAME
+whatever corpus a bench database holds. `python -m bench.resolver_bench --database NAME
 [--mentions N]`; the documented run is on the import benchmark's 1M-work corpus
 (`make bench BENCH_WORKS=1000000` leaves it in bzpeer_bench, the default).
 
@@ -35,9 +35,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.bench.import_bench import bench_database_url, ensure_database, manage, say
+from bench.import_bench import bench_database_url, ensure_database, manage, say
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def rss_mb() -> float:

@@ -1,5 +1,5 @@
 """The search benchmark: `make bench` (after the import bench), or
-`python -m tests.bench.search_bench [--database bzpeer_bench]`.
+`python -m bench.search_bench [--database bzpeer_bench]`.
 
 It times the selectors of the search app (search/selectors/), called directly through Django,
 on the synthetic corpus the import benchmark leaves in its database:
@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
 NAME_TARGET_P99_MS = 50
@@ -321,7 +321,7 @@ def report_print(report: Report) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], prog="python -m tests.bench.search_bench"
+        description=__doc__.split("\n\n")[0], prog="python -m bench.search_bench"
     )
     parser.add_argument("--database", default="bzpeer_bench", help="default bzpeer_bench")
     parser.add_argument("--names", type=int, default=600, help="misspelt names to search")
@@ -371,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = corpus_describe()
     if not corpus["works"] or not corpus["researchers"]:
         raise SystemExit(
-            f"{options.database} holds no corpus: run `python -m tests.bench.import_bench` first"
+            f"{options.database} holds no corpus: run `python -m bench.import_bench` first"
         )
     say("VACUUM ANALYZE (as autovacuum would after the import) ...")
     with connection.cursor() as cursor:

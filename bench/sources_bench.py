@@ -1,4 +1,4 @@
-"""The sources benchmark: `python -m tests.bench.sources_bench --records N` (`make bench`).
+"""The sources benchmark: `python -m bench.sources_bench --records N` (`make bench`).
 
 For each source other than OpenAlex (Crossref, arXiv, ORCID, BibTeX) it imports a synthetic
 file of N records with `manage.py import SOURCE PATH --sync --no-progress` in a subprocess and
@@ -37,7 +37,7 @@ import orjson
 import psycopg
 from psycopg import sql
 
-from tests.bench.import_bench import (
+from bench.import_bench import (
     BUSY_SHARE,
     DATA_DIR,
     MEMORY_BUDGET_MB,
@@ -940,7 +940,7 @@ def report_print(report: Report) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], prog="python -m tests.bench.sources_bench"
+        description=__doc__.split("\n\n")[0], prog="python -m bench.sources_bench"
     )
     parser.add_argument(
         "--records", type=int, default=100_000, help="records a source (default 100000)"

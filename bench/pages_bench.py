@@ -1,9 +1,9 @@
 """Profile page throughput and latency under concurrent load, beside a trivial view.
 
-    python -m tests.bench.pages_bench [--database bzpeer_bench] [--seconds 20] [--clients 16]
+    python -m bench.pages_bench [--database bzpeer_bench] [--seconds 20] [--clients 16]
 
 Serves the site with gunicorn (2 sync workers, production settings, DEBUG off) on the
-benchmark database that tests.bench.import_bench filled, and drives it with wrk (Debian's
+benchmark database that bench.import_bench filled, and drives it with wrk (Debian's
 package) from a second process: first the trivial /healthz view (the framework ceiling), then
 profile pages of random researchers with the anonymous page cache off (cold), then with it on
 (warm). Before each, one untimed visit to every page: the database files in memory for cold (as
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import psycopg
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 WRK_SCRIPT = """
 local paths = {}
@@ -116,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             0
         ]
         if not researchers:
-            raise SystemExit(
-                f"{options.database} is empty: run python -m tests.bench.import_bench first"
-            )
+            raise SystemExit(f"{options.database} is empty: run python -m bench.import_bench first")
         slugs = [
             row[0]
             for row in connection.execute(

@@ -1,5 +1,5 @@
 """The worker-import benchmark (issue 13): `make bench`, or
-`python -m tests.bench.worker_import_bench --works N --processes 1,2,4`.
+`python -m bench.worker_import_bench --works N --processes 1,2,4`.
 
 In one run, on one synthetic OpenAlex corpus (import_bench's, cached under bench-data/), into the
 same database emptied before each phase, it times until the data is complete:
@@ -40,7 +40,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.bench.import_bench import (
+from bench.import_bench import (
     BOOKKEEPING_TABLES,
     DATA_TABLES,
     REPO_ROOT,
@@ -460,7 +460,7 @@ def report_print(report: dict) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], prog="python -m tests.bench.worker_import_bench"
+        description=__doc__.split("\n\n")[0], prog="python -m bench.worker_import_bench"
     )
     parser.add_argument("--works", type=int, default=200_000)
     parser.add_argument("--authors", type=int, help="author ids drawn from (default works / 2)")

@@ -1,4 +1,4 @@
-"""The feed benchmark (issue 14): `python -m tests.bench.feed_bench`.
+"""The feed benchmark (issue 14): `python -m bench.feed_bench`.
 
 In a database of its own (default bzpeer_feed_bench) it generates a corpus set-based with
 generate_series (no import: the feed reads tables the importer fills, and the sizes here are
@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from tests.bench.import_bench import (
+from bench.import_bench import (
     DATA_DIR,
     bench_database_url,
     ensure_database,

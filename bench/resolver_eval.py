@@ -1,5 +1,5 @@
 """The name resolver's evaluation on real records (issue 15, item 7): hidden identifiers
-recovered, and namesakes never linked. `python -m tests.bench.resolver_eval` prints the figures;
+recovered, and namesakes never linked. `python -m bench.resolver_eval` prints the figures;
 tests/researchers/test_resolution_eval.py asserts them on the same experiment.
 
 The experiment, on every work record of the shared test corpus (../shared/testdata: OpenAlex,
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TESTDATA = Path(os.environ.get("BZPEER_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))
 BATCH = 400
 
@@ -541,7 +541,7 @@ def say(text: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the experiment in a scratch database of its own, then print the figures."""
-    from tests.bench.import_bench import bench_database_url, ensure_database, manage
+    from bench.import_bench import bench_database_url, ensure_database, manage
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench_resolver_eval")

@@ -1,4 +1,4 @@
-"""The digest benchmark (issue 14): `python -m tests.bench.digest_bench`.
+"""The digest benchmark (issue 14): `python -m bench.digest_bench`.
 
 The weekly digest of every user, computed and handed to the mail backend in one process, as one
 worker would (the `send_digests --sync` path: plan, then chunk after chunk of claim, the chunk's
@@ -41,8 +41,8 @@ from urllib.parse import urlsplit
 
 import psycopg
 
-from tests.bench import feed_bench
-from tests.bench.import_bench import (
+from bench import feed_bench
+from bench.import_bench import (
     DATA_DIR,
     REPO_ROOT,
     bench_database_url,
@@ -106,7 +106,7 @@ def worker_measure(*, url: str, env: dict[str, str], processes: int, backend: st
         "CELERY_DEFAULT_QUEUE": queue,
         "SITE_URL": "https://bzpeer.example",
         "EMAIL_BACKEND": (
-            "tests.bench.digest_bench.SerializingBackend"
+            "bench.digest_bench.SerializingBackend"
             if backend == "serialize"
             else "django.core.mail.backends.dummy.EmailBackend"
         ),
@@ -237,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         DEBUG="false",
         SITE_URL="https://bzpeer.example",
         EMAIL_BACKEND=(
-            "tests.bench.digest_bench.SerializingBackend"
+            "bench.digest_bench.SerializingBackend"
             if args.backend == "serialize"
             else "django.core.mail.backends.dummy.EmailBackend"
         ),

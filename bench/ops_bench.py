@@ -2,7 +2,7 @@
 through PgBouncer, beside the trivial view, and a conditional GET answered 304 beside a full
 render. Figures, not a timed test.
 
-    python -m tests.bench.ops_bench [--works 20000] [--seconds 10] [--clients 16]
+    python -m bench.ops_bench [--works 20000] [--seconds 10] [--clients 16]
 
 It starts its own PostgreSQL primary and streaming replica (initdb and pg_basebackup from the
 machine's binaries, as tests/bzpeer/test_read_replica.py does) and Debian's pgbouncer in
@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 import psycopg
 
-from tests.bench.pages_bench import DATA_DIR, REPO_ROOT, _gunicorn, _parse_wrk, _wait_until_up, say
+from bench.pages_bench import DATA_DIR, REPO_ROOT, _gunicorn, _parse_wrk, _wait_until_up, say
 from tests.bzpeer.servers import (
     POSTGRES_BIN,
     Cluster,

@@ -1,4 +1,4 @@
-"""The collaborator-graph benchmark: `python -m tests.bench.graph_bench`, run by `make bench`
+"""The collaborator-graph benchmark: `python -m bench.graph_bench`, run by `make bench`
 after the import benchmark.
 
 On a database holding an imported corpus it measures, in one run:
@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from tests.bench.import_bench import (
+from bench.import_bench import (
     DATA_DIR,
     REPO_ROOT,
     bench_database_url,

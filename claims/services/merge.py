@@ -18,8 +18,7 @@ from claims.models import (
 )
 from claims.ratelimit import rate_limit_check
 from claims.selectors import base_verification_level
-from graph.services import researcher_metrics_refresh
-from graph.tasks import coauthor_edges_schedule
+from graph.services import coauthor_edges_schedule, researcher_metrics_refresh
 from notifications.kinds import NotificationCategory
 from notifications.services import notification_create
 from publications.models import Authorship, Work, WorkListedBy

@@ -4,17 +4,17 @@ iD on the record, and again whenever they ask for a refresh (rate-limited).
 The import is the pipeline's: an ImportRun of source "orcid" fetched by the `--orcid`
 fetcher (publications.importers.orcid.client) and written by the shared writer, run by the
 imports app's task. imports sits above claims (apps import downward only), so the task is
-looked up in Celery's registry by its name instead of being imported; the name is pinned by
-a test (tests/claims/test_profile_cv.py) so a rename cannot silently break it.
+queued by its name (bzpeer.queueing), which is checked when it is queued; a test
+(tests/claims/test_profile_cv.py) pins it too.
 """
 
 from __future__ import annotations
 
 import logging
 
-from celery import Task, current_app
 from django.db import transaction
 
+from bzpeer.queueing import task_enqueue_on_commit
 from bzpeer.users.models import User
 from claims.checks import normalize_orcid
 from claims.ratelimit import rate_limit_check
@@ -31,26 +31,14 @@ logger = logging.getLogger(__name__)
 IMPORT_FETCH_TASK = "imports.tasks.import_fetch"
 
 
-def _import_fetch_task() -> Task:
-    if IMPORT_FETCH_TASK not in current_app.tasks:
-        # Outside a worker the apps' task modules are imported only when something imports
-        # them; load them all as a worker does at start (Celery's autodiscovery).
-        current_app.loader.import_default_modules()
-    return current_app.tasks[IMPORT_FETCH_TASK]
-
-
 def _import_on_commit(*, researcher: Researcher, orcid: str) -> ImportRun:
     """An ImportRun of the iD, sent to the imports worker once the current transaction commits
     (a rolled-back approval imports nothing: the run row goes with it)."""
     run = ImportRun.objects.create(source=ORCID, description=f"orcid: {orcid}")
-    run_id = run.pk
-
-    def enqueue() -> None:
-        _import_fetch_task().delay(run_id, ORCID, "orcid", [orcid])
-
     # robust: the approval or refresh has committed; a broker that cannot take the task now
     # is logged, not turned into an error page (the claimant can refresh later).
-    transaction.on_commit(enqueue, robust=True)
+    task_enqueue_on_commit(IMPORT_FETCH_TASK, run.pk, ORCID, "orcid", [orcid], robust=True)
+    run_id = run.pk
     logger.info(
         "ORCID %s of researcher %s queued for import (run %s)", orcid, researcher.pk, run_id
     )

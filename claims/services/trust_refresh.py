@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import transaction
-
-from claims.tasks.trust import researchers_trust_refresh
+from bzpeer.queueing import task_enqueue_on_commit
 
 
 def trust_refresh_on_commit(researcher_ids: Iterable[int], *, include_coauthors: bool) -> None:
@@ -15,8 +13,9 @@ def trust_refresh_on_commit(researcher_ids: Iterable[int], *, include_coauthors:
     ids = sorted(set(researcher_ids))
     if not ids:
         return
-    transaction.on_commit(
-        lambda: researchers_trust_refresh.delay(
-            researcher_ids=ids, include_coauthors=include_coauthors
-        )
+    task_enqueue_on_commit(
+        "claims.tasks.researchers_trust_refresh",
+        researcher_ids=ids,
+        include_coauthors=include_coauthors,
+        robust=False,
     )

@@ -25,6 +25,8 @@ from .drain import (
     coauthor_edges_drain,
     coauthor_edges_drain_wanted,
     coauthor_edges_mark_pending,
+    coauthor_edges_record_batch,
+    coauthor_edges_schedule,
 )
 from .edges import (
     EDGES_LOCK_KEY,
@@ -53,6 +55,8 @@ __all__ = [
     "coauthor_edges_drain",
     "coauthor_edges_drain_wanted",
     "coauthor_edges_mark_pending",
+    "coauthor_edges_record_batch",
+    "coauthor_edges_schedule",
     "coauthor_edges_rebuild",
     "coauthor_edges_refresh",
     "graph_slices_invalidate",

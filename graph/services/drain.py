@@ -6,16 +6,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 
+from django.conf import settings
 from django.db import connection, transaction
 
+from bzpeer.queueing import registered_task
 from researchers.services import researcher_pages_invalidate
 
 from .. import keys
-from .bylines import coauthor_bylines_apply
-from .edges import EDGES_LOCK_KEY, coauthor_edges_refresh
+from .bylines import coauthor_bylines_apply, coauthor_bylines_record
+from .edges import EDGES_LOCK_KEY, coauthor_edges_refresh, researcher_ids_with_coauthors
 from .slice_cache import graph_slices_invalidate
 
 logger = logging.getLogger(__name__)
+
+DRAIN_TASK = "graph.tasks.coauthor_edges_drain"
 
 # A queued drain that never ran (its message lost) no longer blocks new ones after this.
 DRAIN_QUEUED_SECONDS = 10 * 60
@@ -98,3 +102,56 @@ def coauthor_edges_drain() -> int:
             len(changed),
         )
     return handled
+
+
+def _drain_send() -> None:
+    """Queue the drain task (by its name: services never import the tasks that call them)."""
+    registered_task(DRAIN_TASK).apply_async(queue=settings.GRAPH_QUEUE)
+
+
+def _drain_send_if_wanted() -> None:
+    if coauthor_edges_drain_wanted():
+        _drain_send()
+
+
+def coauthor_edges_record_batch(
+    *, work_openalex_ids: Collection[str] = (), work_ids: Collection[int] = ()
+) -> None:
+    """In an import batch's transaction, after it wrote these works: record the bylines that
+    changed (graph.services.coauthor_bylines_before must have run before the writes) and,
+    once the batch commits, queue a drain (one for many batches)."""
+    if coauthor_bylines_record(work_openalex_ids=work_openalex_ids, work_ids=work_ids):
+        transaction.on_commit(_drain_send_if_wanted, robust=True)
+
+
+def coauthor_edges_schedule(
+    *, researcher_ids: Collection[int], include_coauthors: bool = False
+) -> None:
+    """Once the current transaction commits, invalidate the graph slices of researchers whose
+    works changed. Their edges follow from the bylines the import recorded.
+
+    A change that moves authorships between records (a merge, a split) passes
+    include_coauthors=True, after the authorships moved: every edge among those records and
+    their coauthors (now, and by the edges they had) is then refreshed by the drain.
+    A failure to reach Redis is logged with the ids and does not fail the committed change.
+    """
+    ids = sorted(set(researcher_ids))
+    if include_coauthors:
+        ids = researcher_ids_with_coauthors(researcher_ids=ids)
+    if not ids:
+        return
+
+    def enqueue() -> None:
+        try:
+            if coauthor_edges_mark_pending(
+                researcher_ids=ids, refresh_researchers=include_coauthors
+            ):
+                _drain_send()
+        except Exception:
+            logger.exception(
+                "could not queue the graph follow-up of %d researchers (first ids %s)",
+                len(ids),
+                ids[:20],
+            )
+
+    transaction.on_commit(enqueue)

@@ -12,8 +12,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from graph.services import coauthor_bylines_before
-from graph.tasks import coauthor_edges_record_batch
+from graph.services import coauthor_bylines_before, coauthor_edges_record_batch
 from publications.importers.writer import write_work_references
 from publications.models import ImportChunk, ImportIssue, ImportRun
 

@@ -27,8 +27,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from claims.trust import researchers_trust_refresh
-from graph.services import researcher_metrics_refresh
-from graph.tasks import coauthor_edges_schedule
+from graph.services import coauthor_edges_schedule, researcher_metrics_refresh
 from publications.models import ImportRun
 from researchers.services import researcher_pages_invalidate
 

@@ -33,8 +33,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from claims.services import ClaimError, researcher_merge
-from graph.services import coauthor_bylines_before
-from graph.tasks import coauthor_edges_record_batch
+from graph.services import coauthor_bylines_before, coauthor_edges_record_batch
 from publications.importers.openalex.merged_ids import (
     MergedId,
     merged_id_files,

@@ -5,15 +5,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from bzpeer.queueing import task_enqueue_on_commit
 from bzpeer.users.models import User
-
-# The tasks module, not its names: it imports this module back (see notifications.tasks).
-from notifications import tasks
 from notifications.kinds import NOTIFYING_CATEGORIES, Delivery
 from notifications.models import Notification
 from notifications.selectors import delivery_for
@@ -45,7 +42,9 @@ def notification_create(
         email_delivery=delivery,
     )
     if delivery == Delivery.IMMEDIATELY:
-        transaction.on_commit(lambda: tasks.notification_email_send.delay(notification.pk))
+        task_enqueue_on_commit(
+            "notifications.tasks.notification_email_send", notification.pk, robust=False
+        )
     return notification
 
 

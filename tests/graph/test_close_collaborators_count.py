@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from graph import services
 from graph.models import CloseCollaboratorsCount, CoauthorEdge
-from graph.tasks import coauthor_edges_schedule
+from graph.services import coauthor_edges_schedule
 from pages.selectors import researcher_profile_page_state
 from publications.models import Authorship
 from researchers.models import Researcher

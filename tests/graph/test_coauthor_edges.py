@@ -147,7 +147,7 @@ def test_moving_authorships_between_records_refreshes_the_coauthors_too(
 ):
     from django.db import transaction
 
-    from graph.tasks import coauthor_edges_schedule
+    from graph.services import coauthor_edges_schedule
     from publications.models import Authorship
 
     run_import(write_jsonl(tmp_path / "works.jsonl", _handmade_corpus()))

@@ -1,0 +1,78 @@
+"""bzpeer.queueing: a service queues a Celery task by its name, once the transaction commits."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+
+from bzpeer.celery import app as celery_app
+from bzpeer.queueing import UnknownTask, registered_task, task_enqueue_on_commit
+from notifications.services import notification_create
+from tests.support.people import make_member
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple[tuple, dict]]:
+    """What reaches the broker: apply_async of the named task, recorded instead of sent."""
+    calls: list[tuple[tuple, dict]] = []
+    task = registered_task("notifications.tasks.notification_email_send")
+    monkeypatch.setattr(
+        task, "apply_async", lambda args=(), kwargs=None, **options: calls.append((args, kwargs))
+    )
+    return calls
+
+
+def test_a_task_is_sent_once_after_the_transaction_commits(
+    sent, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        task_enqueue_on_commit("notifications.tasks.notification_email_send", 41)
+        assert sent == []  # not before the commit
+
+    assert len(callbacks) == 1
+    assert sent == [((41,), {})]
+
+
+def test_nothing_is_sent_when_the_transaction_rolls_back(sent, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with transaction.atomic():
+            task_enqueue_on_commit("notifications.tasks.notification_email_send", 42)
+            transaction.set_rollback(True)
+
+    assert callbacks == []
+    assert sent == []
+
+
+def test_an_unknown_task_name_fails_when_it_is_queued_not_later():
+    with pytest.raises(UnknownTask, match="notifications.tasks.no_such_task"):
+        task_enqueue_on_commit("notifications.tasks.no_such_task", 1)
+
+
+def test_a_service_queues_its_task_by_name_and_the_task_runs(
+    settings, mailoutbox, django_capture_on_commit_callbacks
+):
+    """notification_create queues notifications.tasks.notification_email_send by its name; run
+    in-process (task_always_eager), the email goes out once the transaction commits."""
+    settings.NOTIFICATIONS_EMAIL_ENABLED = True
+    user = make_member("alice@example.org", display_name="Alice Liddell")
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            notification = notification_create(
+                user=user,
+                category="claims",
+                kind="claim_approved",
+                subject="Your claim was approved",
+                message="You are now the verified owner of this record.",
+                url="/researchers/alice-liddell/",
+            )
+            assert mailoutbox == []
+    finally:
+        celery_app.conf.task_always_eager = previous
+
+    assert [message.to for message in mailoutbox] == [["alice@example.org"]]
+    notification.refresh_from_db()
+    assert notification.emailed_at is not None

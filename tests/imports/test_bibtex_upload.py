@@ -23,11 +23,6 @@ from tests.support.people import make_member
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def alice():
-    return make_member("alice@example.org", display_name="Alice Liddell")
-
-
 def _read(testdata_dir, relative: str) -> bytes:
     path = testdata_dir / relative
     assert path.exists(), f"test data missing: {path}"

@@ -13,7 +13,7 @@ from django.urls import reverse
 from imports.services.bibtex_upload import MAX_BYTES
 from publications.models import Authorship, ImportIssue, ImportRun, Work
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
-from tests.support.people import approved_claimant, make_member
+from tests.support.people import approved_claimant
 
 pytestmark = pytest.mark.django_db
 
@@ -24,16 +24,6 @@ HOSTILE = b"""@article{evil1,
 }
 """
 LINK = "Add works from a BibTeX file"
-
-
-@pytest.fixture
-def alice():
-    return make_member("alice@example.org", display_name="Alice Liddell")
-
-
-@pytest.fixture
-def bob():
-    return make_member("bob@example.org", display_name="Bob Bobson")
 
 
 @pytest.fixture

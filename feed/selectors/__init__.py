@@ -1,6 +1,8 @@
 """Reads of the feed app.
 
-- feed:    the feed page, its new-items count, the user's follows, the Atom feeds' works
+- feed:    the feed page and its new-items count
+- follows: a user's follows of topics and institutions
+- atom:    the works the Atom feeds list
 - digests: the windows of a chunk of users' feeds their digests list (one statement per
            chunk), what a digest shows of each work, the digest's default choice, the
            deliveries still to send
@@ -8,6 +10,7 @@
 
 from __future__ import annotations
 
+from .atom import ATOM_ITEMS, works_newest_arrivals_of_researcher, works_newest_arrivals_of_topic
 from .digests import (
     DEFAULT_DELIVERY_SQL,
     DigestEntry,
@@ -23,7 +26,6 @@ from .feed import (
     _NEW_COUNT_SQL,
     _PAGE_SQL,
     _TOP,
-    ATOM_ITEMS,
     NEW_COUNT_CAP,
     PAGE_SIZE,
     FeedItem,
@@ -33,13 +35,13 @@ from .feed import (
     cursor_encode,
     feed_new_count,
     feed_page,
+    new_count_label,
+)
+from .follows import (
     institution_follows_of,
     institution_is_followed_by,
-    new_count_label,
     topic_follows_of,
     topic_is_followed_by,
-    works_newest_arrivals_of_researcher,
-    works_newest_arrivals_of_topic,
 )
 
 __all__ = [

@@ -50,13 +50,9 @@ from typing import Any
 
 from django.core import signing
 from django.db import connection
-from django.db.models import QuerySet
 
 from bzpeer.users.models import User
-from feed.models import InstitutionFollow, TopicFollow
-from publications.models import Topic, Work
 from publications.selectors import LISTED_AUTHORS
-from researchers.models import Institution, Researcher
 
 PAGE_SIZE = 20
 # The header shows at most this many new items, then "50+": counting stops at one more.
@@ -216,7 +212,8 @@ def _page_sql(limit: int, scan_from_follows: int, scan_budget: int) -> str:
     1 to 3 of the per-follow probes), then the page's works with their "because". The numbers
     are written into the statement, not passed: a prepared statement's generic plan (no
     planning per run) is only chosen when its costs, which a LIMIT of unknown size inflates,
-    are those of the custom plans."""
+    are those of the custom plans. It is the text of one statement, read top to bottom, which
+    is why it stays whole at about a hundred lines."""
     final = f"""SELECT p.work_created_at, {_WORK_COLUMNS},
 {_BECAUSE_COLUMNS.format(work_id="w.id")},
        (SELECT read_through FROM watermark)
@@ -450,66 +447,3 @@ def feed_new_count(user: User) -> int:
 
 def new_count_label(count: int) -> str:
     return f"{NEW_COUNT_CAP}+" if count > NEW_COUNT_CAP else str(count)
-
-
-# --- Follows ---------------------------------------------------------------------------------
-
-
-def topic_is_followed_by(topic: Topic, user: Any) -> bool:
-    if not isinstance(user, User):
-        return False
-    return TopicFollow.objects.filter(topic=topic, user=user).exists()
-
-
-def institution_is_followed_by(institution: Institution, user: Any) -> bool:
-    if not isinstance(user, User):
-        return False
-    return InstitutionFollow.objects.filter(institution=institution, user=user).exists()
-
-
-def topic_follows_of(user: User) -> QuerySet[TopicFollow]:
-    return (
-        TopicFollow.objects.filter(user=user).select_related("topic").order_by("-created_at", "id")
-    )
-
-
-def institution_follows_of(user: User) -> QuerySet[InstitutionFollow]:
-    return (
-        InstitutionFollow.objects.filter(user=user)
-        .select_related("institution")
-        .order_by("-created_at", "id")
-    )
-
-
-# --- Atom ------------------------------------------------------------------------------------
-
-ATOM_ITEMS = 30
-
-
-def works_newest_arrivals_of_researcher(
-    researcher: Researcher, *, limit: int = ATOM_ITEMS
-) -> list[Work]:
-    """The researcher's newest arrivals (the Atom feed), from the arrival index."""
-    work_ids = (
-        researcher.authorships.order_by("-work_created_at", "-work_id")
-        # A researcher twice on one byline gives the work twice: read a few more, keep one.
-        .values_list("work_id", flat=True)[: limit * 2]
-    )
-    return _works_by_arrival(list(dict.fromkeys(work_ids))[:limit])
-
-
-def works_newest_arrivals_of_topic(topic: Topic, *, limit: int = ATOM_ITEMS) -> list[Work]:
-    work_ids = topic.work_topics.order_by("-work_created_at", "-work_id").values_list(
-        "work_id", flat=True
-    )[:limit]
-    return _works_by_arrival(list(work_ids))
-
-
-def _works_by_arrival(work_ids: list[int]) -> list[Work]:
-    works = (
-        Work.objects.filter(pk__in=work_ids)
-        .select_related("source")
-        .prefetch_related("authorships")
-        .order_by("-created_at", "-id")
-    )
-    return list(works)

@@ -3,6 +3,7 @@ institutions) as nodes and edges, built in a fixed number of queries and cached 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
@@ -156,15 +157,59 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
     """
     rid = researcher.id
     center = f"r:{rid}"
+    rows = _slice_rows(researcher)
     nodes: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
+    _people_add(researcher, rows, nodes, edges)
+    works = _works_add(center, rows, nodes, edges)
+    _topics_add(center, rows, works, nodes, edges)
+    _institutions_add(researcher, rows.people, nodes, edges)
+    close_collaborators_count = (rows.collaborators[0][8] or 0) if rows.collaborators else 0
+    return {
+        "researcher": {
+            "id": center,
+            "slug": researcher.slug,
+            "name": researcher.display_name,
+            "close_collaborators_count": close_collaborators_count,
+            "works_count": researcher.works_count,
+        },
+        "nodes": nodes,
+        "edges": edges,
+        "caps": SLICE_CAPS,
+        "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
+    }
+
+
+@dataclass(frozen=True)
+class _SliceRows:
+    """What the slice's first statements read: close collaborators (with the researcher's own
+    count on each row), the edges among them, the works and the topics."""
+
+    researcher_id: int
+    collaborators: list[tuple[Any, ...]]
+    among: list[tuple[Any, ...]]
+    work_rows: list[tuple[Any, ...]]
+    topic_rows: list[tuple[Any, ...]]
+
+    @property
+    def people(self) -> list[int]:
+        """The researcher's id, then their collaborators', strongest first."""
+        return [self.researcher_id] + [row[0] for row in self.collaborators]
+
+
+def _slice_rows(researcher: Researcher) -> _SliceRows:
+    """Four or five statements on the read connection; a record with many works reads its
+    works and topics from its SliceSummary."""
+    rid = researcher.id
     with read_connection().cursor() as cursor:
         cursor.execute(_COLLABORATORS_SQL, {"id": rid, "limit": SLICE_CAPS["collaborators"]})
         collaborators = cursor.fetchall()
-        people = [rid] + [row[0] for row in collaborators]
         cursor.execute(
             _EDGES_AMONG_SQL,
-            {"ids": people[1:], "limit": SLICE_CAPS["coauthor_edges_among_collaborators"]},
+            {
+                "ids": [row[0] for row in collaborators],
+                "limit": SLICE_CAPS["coauthor_edges_among_collaborators"],
+            },
         )
         among = cursor.fetchall()
         work_rows = []
@@ -185,11 +230,27 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
             work_rows = cursor.fetchall()
             cursor.execute(_TOPICS_SQL, {"id": rid, "limit": SLICE_CAPS["topics"]})
         topic_rows = cursor.fetchall()
+    return _SliceRows(
+        researcher_id=rid,
+        collaborators=collaborators,
+        among=among,
+        work_rows=work_rows,
+        topic_rows=topic_rows,
+    )
 
+
+def _people_add(
+    researcher: Researcher,
+    rows: _SliceRows,
+    nodes: list[dict[str, Any]],
+    edges: list[dict[str, Any]],
+) -> None:
+    """The researcher, their close collaborators and the coauthor edges among them all."""
+    center = f"r:{researcher.id}"
     nodes.append(
         _node(
             "researcher",
-            rid,
+            researcher.id,
             researcher.display_name,
             reverse("researcher-profile", args=[researcher.slug]),
             1.0,
@@ -198,8 +259,7 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
             works=researcher.works_count,
         )
     )
-    close_collaborators_count = (collaborators[0][8] or 0) if collaborators else 0
-    for pk, slug, name, works_count, joint, weight, first, last, _ in collaborators:
+    for pk, slug, name, works_count, joint, weight, first, last, _ in rows.collaborators:
         nodes.append(
             _node(
                 "researcher",
@@ -222,7 +282,7 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
                 last_year=last,
             )
         )
-    for a, b, joint, weight, first, last in among:
+    for a, b, joint, weight, first, last in rows.among:
         edges.append(
             _edge(
                 "coauthor",
@@ -235,8 +295,17 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
             )
         )
 
+
+def _works_add(
+    center: str,
+    rows: _SliceRows,
+    nodes: list[dict[str, Any]],
+    edges: list[dict[str, Any]],
+) -> dict[int, dict[str, Any]]:
+    """The recent and most cited works (a work in both lists once, with both reasons), who of
+    the slice's people authored them (one query). Returns the work nodes by id."""
     works: dict[int, dict[str, Any]] = {}
-    for pk, title, year, _date, cited, work_type, authors, why in work_rows:
+    for pk, title, year, _date, cited, work_type, authors, why in rows.work_rows:
         if pk in works:
             works[pk]["why"].append(why)
             continue
@@ -254,17 +323,28 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
     nodes.extend(works.values())
     for pk in works:
         edges.append(_edge("authored", center, f"w:{pk}", 1.0))
-    if works and len(people) > 1:
+    collaborators = rows.people[1:]
+    if works and collaborators:
         pairs = (
-            Authorship.objects.filter(work_id__in=list(works), researcher_id__in=people[1:])
+            Authorship.objects.filter(work_id__in=list(works), researcher_id__in=collaborators)
             .values_list("researcher_id", "work_id")
             .distinct()
             .order_by("work_id", "researcher_id")[: SLICE_CAPS["authored_edges_of_collaborators"]]
         )
         edges.extend(_edge("authored", f"r:{r}", f"w:{w}", 1.0) for r, w in pairs)
+    return works
 
-    topic_ids = [row[0] for row in topic_rows]
-    for pk, name, code, count in topic_rows:
+
+def _topics_add(
+    center: str,
+    rows: _SliceRows,
+    works: dict[int, dict[str, Any]],
+    nodes: list[dict[str, Any]],
+    edges: list[dict[str, Any]],
+) -> None:
+    """The main topics, and which of the slice's works are about them (one query)."""
+    topic_ids = [row[0] for row in rows.topic_rows]
+    for pk, name, code, count in rows.topic_rows:
         nodes.append(
             _node(
                 "topic",
@@ -281,6 +361,17 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
         ).values_list("work_id", "topic_id", "score"):
             edges.append(_edge("about", f"w:{work_id}", f"t:{topic_id}", round(score, 4)))
 
+
+def _institutions_add(
+    researcher: Researcher,
+    people: list[int],
+    nodes: list[dict[str, Any]],
+    edges: list[dict[str, Any]],
+) -> None:
+    """The researcher's institutions (the last known one first when no affiliation names it),
+    current weighing 1 and past 0.5, and the collaborators' affiliations to them."""
+    rid = researcher.id
+    center = f"r:{rid}"
     this_year = timezone.now().year
     affiliations = (
         Affiliation.objects.filter(researcher_id__in=people)
@@ -331,20 +422,6 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
         seen.add(pair)
         current = affiliation.end_year is None or affiliation.end_year >= this_year
         edges.append(_edge("affiliated", *pair, 1.0 if current else 0.5))
-
-    return {
-        "researcher": {
-            "id": center,
-            "slug": researcher.slug,
-            "name": researcher.display_name,
-            "close_collaborators_count": close_collaborators_count,
-            "works_count": researcher.works_count,
-        },
-        "nodes": nodes,
-        "edges": edges,
-        "caps": SLICE_CAPS,
-        "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
-    }
 
 
 def _slice_key(researcher_id: int) -> str:

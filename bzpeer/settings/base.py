@@ -1,23 +1,18 @@
 """Settings shared by every environment.
 
-Every value that comes from the environment is read here, through django-environ's
-typed helpers, so a bad value fails loudly at start-up instead of somewhere later.
+Every value that comes from the environment is read here or in operations.py (which this
+module imports), through django-environ's typed helpers (`env`, environment.py), so a bad value
+fails loudly at start-up instead of somewhere later.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-from pathlib import Path
-
-import environ
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-BASE_DIR = Path(__file__).resolve().parent.parent.parent
-
-env = environ.Env()
+from .environment import BASE_DIR, env
 
 # Where the default depends on the environment, the value is read here as None when unset and
 # settled by local.py, test.py or production.py (which refuses to start without SECRET_KEY and
@@ -457,19 +452,6 @@ CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
     "options": {"queue": GRAPH_QUEUE},
 }
 
-OPENALEX_API_URL = env.str("OPENALEX_API_URL", default="https://api.openalex.org")
-OPENALEX_MAILTO = env.str("OPENALEX_MAILTO", default="")
-# Anonymous profile pages are cached this long (0 turns the cache off); see pages.views.
-PROFILE_PAGE_CACHE_SECONDS = env.int("PROFILE_PAGE_CACHE_SECONDS", default=600)
-IMPORT_BATCH_SIZE = env.int("IMPORT_BATCH_SIZE", default=2000)
-IMPORT_CHUNK_LINES = env.int("IMPORT_CHUNK_LINES", default=20000)
-# During a run on the workers, the metrics and trust of the researchers it touched catch up when
-# it finishes, or after this many seconds if it runs longer (imports.services.follow_up).
-IMPORT_FOLLOW_UP_MAX_LAG = timedelta(seconds=env.int("IMPORT_FOLLOW_UP_MAX_LAG", default=30 * 60))
-# Researchers followed up in one transaction (at least; a drain makes at most about ten). A drain
-# on a worker with two slices or more hands them to the workers, one task each.
-IMPORT_FOLLOW_UP_SLICE = env.int("IMPORT_FOLLOW_UP_SLICE", default=5000)
-
 # Every line names its request or Celery task (bzpeer.request_context); LOG_FORMAT=json writes
 # one JSON object per line for a log collector.
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
@@ -494,22 +476,5 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
 
-# Prometheus metrics at /metrics (bzpeer.metrics): off (404) unless a bearer token or a list of
-# scraper addresses (as bzpeer.http.client_address sees them) is set. Under gunicorn with
-# several workers, set PROMETHEUS_MULTIPROC_DIR (an empty directory, emptied at each start) so
-# /metrics adds up every worker's figures, not only the one answering.
-METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
-METRICS_ALLOWED_IPS: list[str] = env.list("METRICS_ALLOWED_IPS", default=[])
-METRICS_MULTIPROCESS_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", default="")
-# Collectors asked at each scrape, by the apps that own the data (the shared core imports none).
-METRICS_COLLECTORS = [
-    "imports.metrics.ImportThroughputCollector",
-    "notifications.metrics.EmailThroughputCollector",
-]
-# Anonymous public pages (pages.views): a shared cache or a CDN keeps them this long, then
-# serves the stale copy this much longer while it revalidates (a 304 when nothing changed).
-HTTP_CACHE_MAX_AGE = env.int("HTTP_CACHE_MAX_AGE", default=60)
-HTTP_CACHE_STALE_WHILE_REVALIDATE = env.int("HTTP_CACHE_STALE_WHILE_REVALIDATE", default=300)
-# Every page's ETag also changes at least this often (bzpeer.http_caching.validator_period):
-# as long as the profile page cache keeps a page, and for the same reason.
-HTTP_CACHE_VALIDATOR_SECONDS = env.int("HTTP_CACHE_VALIDATOR_SECONDS", default=600)
+# Imports' tuning, metrics and HTTP caching (the operator's settings).
+from .operations import *  # noqa: E402, F403

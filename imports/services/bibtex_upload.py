@@ -45,7 +45,7 @@ from pathlib import PurePath
 
 import orjson
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from rest_framework import status
@@ -56,8 +56,7 @@ from claims.ratelimit import RateLimited as ClaimsRateLimited
 from claims.ratelimit import rate_limit_check
 from publications.importers.bibtex.reader import bibtex_records
 from publications.importers.records import BIBTEX, AuthorshipRecord, WorkRecord
-from publications.importers.writer import WriteResult, prepare_works
-from publications.importers.writer.slots import Slot, SlotWrites, byline_slots, slots_write
+from publications.importers.writer import prepare_works
 from publications.models import (
     Authorship,
     ImportIssue,
@@ -67,12 +66,12 @@ from publications.models import (
     WorkSource,
 )
 from researchers.models import Researcher
-from researchers.names import GivenNames, PersonName, names_compare, normalize_name, person_name
+from researchers.names import normalize_name
 
 from ..parsing import ParsedBatch, issue_text
 from ..source_parsing import parse_source_batch
 from .batches import batch_write_isolating_refusals, run_counts_add
-from .follow_up import researchers_follow_up
+from .bibtex_claimant import claimant_attach_to_matched, claimant_names, claimant_slot, slot_name
 
 logger = logging.getLogger(__name__)
 
@@ -201,37 +200,6 @@ def _rate_limit(action: str, user: User, client_address: str) -> None:
         ) from refusal
 
 
-def _claimant_names(researcher: Researcher) -> list[PersonName]:
-    names = [researcher.display_name, *researcher.alternate_names]
-    return [person_name(name) for name in dict.fromkeys(n for n in names if n and n.strip())]
-
-
-def _slot_name(authorship: AuthorshipRecord) -> str:
-    author = authorship.author
-    return (author.display_name if author else "") or authorship.raw_name
-
-
-def claimant_slot(record: WorkRecord, claimant: Sequence[PersonName]) -> AuthorshipRecord | None:
-    """The byline slot that is the claimant: the person whose name is most compatible with one
-    of the claimant's names (the first of equals); None when no author can be them."""
-    best: tuple[int, int] | None = None
-    chosen = None
-    for authorship in record.authorships:
-        author = authorship.author
-        if author is None:  # an organisation
-            continue
-        name = person_name(
-            _slot_name(authorship), given=author.given_name, family=author.family_name
-        )
-        level = max((names_compare(name, own) for own in claimant), default=0)
-        if level == GivenNames.INCOMPATIBLE:
-            continue
-        score = (int(level), -authorship.position)
-        if best is None or score > best:
-            best, chosen = score, authorship
-    return chosen
-
-
 def _issue_place(issue: ImportIssue) -> tuple[str, int | None]:
     """The entry's key and line in the file, from the raw record the reader wrote."""
     try:
@@ -261,7 +229,7 @@ def bibtex_upload_plan(*, researcher: Researcher, text: str, file_name: str) -> 
         )
     batch = parse_source_batch(enumerate(raws, start=1), source=BIBTEX, path=origin_file, run_id=0)
     plan = UploadPlan(file_name=PurePath(file_name).name, origin_file=origin_file, batch=batch)
-    claimant = _claimant_names(researcher)
+    claimant = claimant_names(researcher)
     kept: list[WorkRecord] = []
     slots: dict[str, AuthorshipRecord] = {}
     for record in batch.records.get("works", []):
@@ -287,7 +255,7 @@ def bibtex_upload_plan(*, researcher: Researcher, text: str, file_name: str) -> 
     batch.records["works"] = kept
     batch.prepared["works"] = prepare_works(kept)
     plan.claimant_names = {
-        key: normalize_name(_slot_name(slot))[:500] for key, slot in slots.items()
+        key: normalize_name(slot_name(slot))[:500] for key, slot in slots.items()
     }
     for issue in batch.issues:
         if issue.severity == ImportIssue.Severity.ERROR:
@@ -439,7 +407,12 @@ def bibtex_upload_confirm(
         # The record's metrics, trust and pages follow up in this transaction (the writer's
         # default for a batch written outside a run of chunks).
         totals = batch_write_isolating_refusals(batch, run_id=run.pk, path=plan.origin_file)
-        not_attached = _attach_to_matched(run=run, researcher=researcher, plan=plan)
+        not_attached = claimant_attach_to_matched(
+            run=run,
+            researcher=researcher,
+            records=plan.batch.records["works"],
+            origin_file=plan.origin_file,
+        )
         run_counts_add(run.pk, read=batch.read, totals=totals, chunk_finished=False)
         ImportRun.objects.filter(pk=run.pk).update(
             status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now()
@@ -461,84 +434,3 @@ def bibtex_upload_confirm(
         rejected=totals["failed"],
         not_attached=not_attached,
     )
-
-
-def _attach_to_matched(*, run: ImportRun, researcher: Researcher, plan: UploadPlan) -> list[str]:
-    """The claimant on the matched works whose shown byline is another source's and does not
-    list them yet: on the slot most compatible with their name, when it names nobody or an
-    unclaimed name-only record (the writer's slot rule, writer/slots.py). Returns the titles of
-    the works they could not be attached to (each an import issue). A fixed number of queries."""
-    records: list[WorkRecord] = plan.batch.records["works"]
-    work_of = dict(
-        WorkSource.objects.filter(
-            origin=BIBTEX, origin_id__in=[r.origin_key[:400] for r in records]
-        ).values_list("origin_id", "work_id")
-    )
-    work_ids = set(work_of.values())
-    listed = set(
-        Authorship.objects.filter(work_id__in=work_ids, researcher=researcher).values_list(
-            "work_id", flat=True
-        )
-    )
-    missing = sorted(work_ids - listed)
-    if not missing:
-        return []
-    claimant = _claimant_names(researcher)
-    titles = dict(Work.objects.filter(pk__in=missing).values_list("pk", "title"))
-    writes, written = SlotWrites(), WriteResult()
-    refused: list[tuple[int, Slot | None]] = []
-    with connection.cursor() as cursor:
-        bylines = byline_slots(cursor.cursor, missing)
-        for work_id in missing:
-            slot = _most_compatible(bylines.get(work_id, []), claimant)
-            if slot is not None and slot.replaceable:
-                writes.take(work_id, slot, researcher.pk, written)
-            else:
-                refused.append((work_id, slot))
-        slots_write(cursor.cursor, writes)
-    holders = dict(
-        Researcher.objects.filter(
-            pk__in=[slot.researcher_id for _, slot in refused if slot is not None]
-        ).values_list("pk", "slug")
-    )
-    issues = [
-        ImportIssue(
-            run=run,
-            severity=ImportIssue.Severity.WARNING,
-            path=plan.origin_file,
-            entity="works",
-            external_id=str(work_id),
-            reason=f"added as a source of the work but not attached to {researcher.slug}: "
-            + (
-                f"work {work_id} lists {slot.raw_name!r} as another researcher "
-                f"({holders.get(slot.researcher_id or 0, slot.researcher_id)})"
-                if slot is not None
-                else f"work {work_id}'s author list has no name that can be "
-                f"{researcher.display_name}"
-            ),
-        )
-        for work_id, slot in refused
-    ]
-    ImportIssue.objects.bulk_create(issues)
-    researchers_follow_up(
-        researcher_ids={researcher.pk}
-        | written.touched_researcher_ids
-        | written.unlinked_researcher_ids
-    )
-    return [titles.get(int(issue.external_id), issue.external_id) for issue in issues]
-
-
-def _most_compatible(slots: Sequence[Slot], claimant: Sequence[PersonName]) -> Slot | None:
-    """The slot whose name is most compatible with one of the claimant's (the first of equals),
-    whoever holds it: the caller attaches them only when it is replaceable, and says who holds
-    it otherwise."""
-    best: tuple[int, int] | None = None
-    chosen = None
-    for slot in slots:
-        level = max((names_compare(person_name(slot.raw_name), own) for own in claimant), default=0)
-        if level == GivenNames.INCOMPATIBLE:
-            continue
-        score = (int(level), -slot.position)
-        if best is None or score > best:
-            best, chosen = score, slot
-    return chosen

@@ -332,6 +332,10 @@ def memory(gunicorn_master: int, celery: subprocess.Popen) -> dict[str, float | 
 
 
 def main() -> int:
+    """Start gunicorn and a Celery worker, load them for SOAK_SECONDS, report and stop them.
+
+    It stays whole because it is the soak's script: start, load, measure, report, in that
+    order, with the processes' cleanup around all of it."""
     seconds = _int_env("SOAK_SECONDS", 600)
     clients = _int_env("SOAK_CLIENTS", 4)
     workers = _int_env("SOAK_WORKERS", 2)

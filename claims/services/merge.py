@@ -63,6 +63,9 @@ def researcher_merge(
     Refused when the two are the same, either is already merged, they carry different ORCID
     iDs (two people), or both have (different) approved claimants: wrong merges of namesakes
     are worse than duplicates.
+
+    It stays whole because every step runs under the same row locks in one transaction, in an
+    order that keeps foreign keys valid; each step is a helper call or one statement.
     """
     if source.pk == survivor.pk:
         raise ClaimError("Choose two different records.")

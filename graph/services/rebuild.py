@@ -129,6 +129,10 @@ def coauthor_edges_rebuild(
     until then. Refreshes after import batches wait for the
     rebuild (the edges lock), and the ones that queued up meanwhile are drained afterwards by
     the caller.
+
+    It stays whole because it is one sequence of set-based statements (new tables, filled,
+    indexed, swapped in under one lock) whose order is the point; each step is commented where
+    it happens.
     """
     say = on_progress or (lambda step: None)
     steps: dict[str, float] = {}

@@ -32,7 +32,12 @@ def write_bylines(
     result: WriteResult,
 ) -> None:
     """Replace the byline of each work whose shown byline (merge.py: byline_origin) comes from a
-    record of this batch. targets: (work id, the batch's record indexes, merged fields)."""
+    record of this batch. targets: (work id, the batch's record indexes, merged fields).
+
+    It stays whole because its steps run in order on one cursor (choose each work's byline
+    record, delete the old bylines, resolve the authors, copy the new rows) and hand each
+    other the ids they found.
+    """
     chosen: list[tuple[int, WorkRecord]] = []
     for work_id, indexes, merged in targets:
         for index in indexes:

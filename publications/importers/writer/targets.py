@@ -81,7 +81,11 @@ def assign_targets(
     result: WriteResult,
 ) -> list[Target]:
     """Each record of `todo` to its work (see the module's step 3). known_work: the work its
-    WorkSource row names, by record index."""
+    WorkSource row names, by record index.
+
+    It stays whole because its passes (DOI, arXiv id, title key, in that precedence) share the
+    batch's lookups and must run in order; each pass is commented.
+    """
     targets: list[Target] = []
     by_id: dict[int, Target] = {}
     keys: dict[tuple[str, str], Target] = {}

@@ -165,7 +165,11 @@ def _write_work_rows(
     result: WriteResult,
 ) -> dict[int, Any]:
     """Insert the new works and update the changed ones; returns each target's arrival
-    (created_at) by ref, and sets target.id on the new ones."""
+    (created_at) by ref, and sets target.id on the new ones.
+
+    It stays whole because the insert of new works and the update of changed ones share one
+    staging table and the arrival times they return.
+    """
     new = [t for t in targets if t.id is None]
     new_refs = {t.ref for t in new}
     if new:
@@ -292,7 +296,12 @@ def write_works(
 ) -> WriteResult:
     """Upsert works and what they reference (see the module docstring). before_bylines, when
     given, is called with the ids of the existing works about to change, before any of them
-    does (the graph keeps their bylines to compare). result.work_ids: every work written."""
+    does (the graph keeps their bylines to compare). result.work_ids: every work written.
+
+    It stays whole because it is the batch's order of set-based steps (targets, rows, sources,
+    versions, bylines, topics, listings), each a call with its own docstring; read top to bottom
+    it is the write of a batch.
+    """
     if prepared is None:
         prepared = prepare_works(records)
     result = WriteResult()

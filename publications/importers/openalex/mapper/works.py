@@ -87,6 +87,10 @@ def abstract_from_inverted_index(index: object) -> str:
 
 
 def map_work(obj: object) -> WorkRecord:
+    """An OpenAlex work (JSON) as a WorkRecord; MappingError for one that cannot be a work.
+
+    It stays whole because it reads the record field by field into one WorkRecord, each field
+    a few lines with its own fallbacks; the helpers it calls hold the parts that repeat."""
     work = require_object(obj)
     openalex_id = openalex_short_id(work["id"], kind="W")
     title = typed_field(work, "title", str) or typed_field(work, "display_name", str) or ""

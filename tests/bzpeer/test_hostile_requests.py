@@ -443,6 +443,15 @@ def _sweep_parameters(visitor: Visitor, path: str, method: str, site: Site) -> N
                 visitor.request("POST", path, body=query.encode())
 
 
+@pytest.fixture(autouse=True)
+def _rendered_templates_not_kept() -> Iterator[None]:
+    """A sweep reads status codes only. Django's test client keeps a copy of the context of
+    every template and include a page renders (for response.context), thousands per page with
+    a long select or an admin form; here nothing is kept."""
+    with mock.patch("django.test.client.store_rendered_templates", lambda *args, **kwargs: None):
+        yield
+
+
 @pytest.fixture(params=VISITORS)
 def visitor(request, site: Site) -> Visitor:
     return Visitor(site, request.param)

@@ -9,8 +9,6 @@ with the test's rollback.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -21,48 +19,9 @@ from django.db import connection
 from bzpeer.celery import app as celery_app
 from tests.conftest import REPO_ROOT
 
+from .snapshots import TableRows, snapshot_restore, snapshot_taken
+
 DEMO_SNAPSHOT = REPO_ROOT / "demo" / "openalex"
-
-# Rows every migrated database holds whatever the test: they are not the demo's.
-NOT_DEMO_TABLES = frozenset({"django_content_type", "auth_permission", "django_site"})
-
-
-@dataclass(frozen=True)
-class TableRows:
-    table: str
-    copy_data: bytes
-    # The table's id sequence, moved past the copied ids so a test's own rows never collide.
-    id_sequence: str | None
-
-
-def _tables_holding_rows() -> list[str]:
-    names = [
-        name
-        for name in connection.introspection.django_table_names(only_existing=True)
-        if name not in NOT_DEMO_TABLES
-    ]
-    probes = " UNION ALL ".join(
-        f"(SELECT {index} FROM {connection.ops.quote_name(name)} LIMIT 1)"
-        for index, name in enumerate(names)
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(probes)
-        return [names[index] for (index,) in cursor.fetchall()]
-
-
-def _rows_of(table: str) -> TableRows:
-    quoted = connection.ops.quote_name(table)
-    with connection.cursor() as cursor:
-        data = bytearray()
-        with cursor.cursor.copy(f"COPY {quoted} TO STDOUT") as copy:
-            for block in copy:
-                data += block
-        columns = connection.introspection.get_table_description(cursor, table)
-        sequence = None
-        if any(column.name == "id" for column in columns):
-            cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [quoted])
-            (sequence,) = cursor.fetchone()
-    return TableRows(table=table, copy_data=bytes(data), id_sequence=sequence)
 
 
 @pytest.fixture(scope="session")
@@ -73,7 +32,7 @@ def demo_rows(django_db_setup: None, django_db_blocker: Any) -> list[TableRows]:
         from graph import services as graph_services
 
         graph_services.coauthor_edges_drain()
-        rows = [_rows_of(table) for table in _tables_holding_rows()]
+        rows = snapshot_taken()
         with connection.cursor() as cursor:
             tables = ", ".join(connection.ops.quote_name(r.table) for r in rows)
             cursor.execute(f"TRUNCATE {tables} CASCADE")
@@ -84,19 +43,6 @@ def demo_rows(django_db_setup: None, django_db_blocker: Any) -> list[TableRows]:
 
 
 @pytest.fixture
-def demo_data(db: None, demo_rows: list[TableRows]) -> Iterator[None]:
+def demo_data(db: None, demo_rows: list[TableRows]) -> None:
     """The demo's rows in this test's transaction (rolled back with it)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        for rows in demo_rows:
-            quoted = connection.ops.quote_name(rows.table)
-            with cursor.cursor.copy(f"COPY {quoted} FROM STDIN") as copy:
-                copy.write(rows.copy_data)
-            if rows.id_sequence:
-                cursor.execute(
-                    f"SELECT setval(%s, GREATEST((SELECT max(id) FROM {quoted}), 1))",
-                    [rows.id_sequence],
-                )
-        # Foreign keys are checked now, not at a commit that never comes.
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    yield
+    snapshot_restore(demo_rows)

@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.auth.models import Permission
+from django.db import connection, transaction
 from django.test import Client
 
 from bzpeer.users.models import User
 from claims import services as claim_services
 from claims.models import Claim
+from researchers.models import Researcher
 from tests.factories import (
     AuthorshipFactory,
     ResearcherFactory,
@@ -30,6 +32,8 @@ from tests.factories import (
     UserFactory,
     WorkTopicFactory,
 )
+
+from .snapshots import TableRows, snapshot_restore, snapshot_taken
 
 # Name: (email, display name, the slug of their own record when they hold one).
 PEOPLE = {
@@ -103,12 +107,38 @@ def person(db: None) -> Callable[[str], User]:
     return make
 
 
+@pytest.fixture(scope="session")
+def verified_people_rows(
+    django_db_setup: None, django_db_blocker: Any
+) -> dict[str, list[TableRows]]:
+    """alice, bob and charlie as verified researchers, each made once per test process through
+    the claim services in a transaction that is rolled back (its after-commit work never runs,
+    as in a test's own transaction), and kept as the rows that made."""
+    rows: dict[str, list[TableRows]] = {}
+    with django_db_blocker.unblock():
+        for name, (email, display_name, slug) in PEOPLE.items():
+            with transaction.atomic():
+                verified_researcher(email, display_name, slug)
+                rows[name] = snapshot_taken()
+                transaction.set_rollback(True)
+    return rows
+
+
 @pytest.fixture
-def verified_person(db: None) -> Callable[[str], User]:
-    """alice, bob and charlie as verified researchers: an approved L3 claim on a record each."""
+def verified_person(db: None, request: pytest.FixtureRequest) -> Callable[[str], User]:
+    """alice, bob and charlie as verified researchers: an approved L3 claim on a record each.
+
+    In a test's transaction their rows are copied in (tests/support/snapshots.py); a test with
+    real transactions makes them through the services, so their after-commit work runs."""
 
     def make(name: str) -> User:
-        return verified_researcher(*PEOPLE[name])
+        email, _, slug = PEOPLE[name]
+        if not connection.in_atomic_block:
+            return verified_researcher(*PEOPLE[name])
+        snapshot_restore(request.getfixturevalue("verified_people_rows")[name])
+        user = User.objects.get(email=email)
+        user.record = Researcher.objects.get(slug=slug)  # type: ignore[attr-defined]
+        return user
 
     return make
 

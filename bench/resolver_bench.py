@@ -76,7 +76,7 @@ def sample_people(cursor: Any, count: int, seed: int) -> list[tuple[int, str, li
 def synthetic_mentions(
     people: Sequence[tuple[int, str, list[int]]], total: int, seed: int
 ) -> list[Any]:
-    from publications.importers.writer.authors import NameMention
+    from ingest.writer.authors import NameMention
     from researchers.names import normalize_name
 
     rng = random.Random(seed)
@@ -130,8 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from django.conf import settings
     from django.db import connection, transaction
 
-    from publications.importers.writer.authors import researchers_for_mentions
-    from publications.importers.writer.resolver import name_resolution
+    from ingest.writer.authors import researchers_for_mentions
+    from ingest.writer.resolver import name_resolution
     from researchers.names import normalize_name
     from researchers.resolution import Outcome
 

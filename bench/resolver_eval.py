@@ -48,8 +48,8 @@ BATCH = 400
 def _openalex_work_records(folder: Path) -> Iterator[Any]:
     import orjson
 
-    from publications.importers.openalex.mapper import map_work
-    from publications.importers.records import MappingError
+    from ingest.openalex.mapper import map_work
+    from ingest.records import MappingError
 
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         if "merged_ids" in path.parts or path.name in ("manifest",) or path.suffix == ".csv":
@@ -84,9 +84,9 @@ def _openalex_work_records(folder: Path) -> Iterator[Any]:
 
 def corpus_records(testdata: Path) -> list[Any]:
     """Every work record of the corpus, one per real work (the richest identified byline)."""
-    from publications.importers import sources
-    from publications.importers.records import MappingError, WorkRecord
-    from publications.importers.writer.identity import title_key
+    from ingest import sources
+    from ingest.records import MappingError, WorkRecord
+    from ingest.writer.identity import title_key
 
     records: list[WorkRecord] = list(_openalex_work_records(testdata / "openalex"))
     for source, folder in (
@@ -174,7 +174,7 @@ class People:
 
 
 def _person_key(authorship: Any) -> str | None:
-    from publications.importers.writer.identity import orcid_is_valid
+    from ingest.writer.identity import orcid_is_valid
 
     author = authorship.author
     if author is None:
@@ -200,7 +200,7 @@ class Plan:
 
 
 def plan(records: Sequence[Any]) -> Plan:
-    from publications.importers.records import CROSSREF, OPENALEX
+    from ingest.records import CROSSREF, OPENALEX
     from researchers.names import person_name
 
     people = People(records)
@@ -302,10 +302,10 @@ def plan(records: Sequence[Any]) -> Plan:
 def _write(records: Sequence[Any]) -> None:
     from django.db import transaction
 
-    from imports.parsing import ParsedBatch
-    from imports.services.batches import batch_write
-    from publications.importers.writer import prepare_works
-    from publications.models import ImportRun
+    from ingest.models import ImportRun
+    from ingest.parsing import ParsedBatch
+    from ingest.services.batches import batch_write
+    from ingest.writer import prepare_works
 
     run = ImportRun.objects.create(source="test", description="resolver evaluation")
     for start in range(0, len(records), BATCH):
@@ -459,7 +459,7 @@ def _namesake_probes(experiment: Plan, outcome: Outcome) -> None:
     from django.db import transaction
     from django.db.models import Q
 
-    from publications.importers.records import BIBTEX
+    from ingest.records import BIBTEX
     from publications.models import Authorship
     from researchers.models import Researcher
 

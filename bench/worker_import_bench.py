@@ -361,7 +361,7 @@ def workers_measure(
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=120)
     log = log_path.read_text(errors="replace")
-    chunks = _task_seconds(log, "imports.tasks.import_chunk")
+    chunks = _task_seconds(log, "ingest.tasks.import_chunk")
     taken = fingerprint(connection)
     differences = {
         name: (sync.fingerprint[name], value)
@@ -376,8 +376,8 @@ def workers_measure(
         share_of_sync=round(works_per_second / sync.works_per_second, 3),
         run_seconds=round(run_seconds, 1),
         complete_after_run_seconds=round(seconds - run_seconds, 1),
-        follow_up_drain_seconds=_task_seconds(log, "imports.tasks.researchers_follow_up_drain"),
-        follow_up_slice_seconds=_task_seconds(log, "imports.tasks.researchers_follow_up_slice"),
+        follow_up_drain_seconds=_task_seconds(log, "ingest.tasks.researchers_follow_up_drain"),
+        follow_up_slice_seconds=_task_seconds(log, "ingest.tasks.researchers_follow_up_slice"),
         chunks=len(chunks),
         first_chunk_seconds=chunks[0] if chunks else 0.0,
         last_chunk_seconds=chunks[-1] if chunks else 0.0,

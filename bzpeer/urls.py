@@ -46,5 +46,5 @@ urlpatterns = [
     path("", include("notifications.urls")),
     path("", include("claims.urls")),
     path("", include("collaboration.urls")),
-    path("", include("imports.urls")),
+    path("", include("ingest.urls")),
 ]

@@ -122,7 +122,7 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         "close_collaborators_definition": CLOSE_COLLABORATORS_DEFINITION,
         "facets": facets,
         # The works counted now. The stored figures (works_count, citations, h-index, trust)
-        # catch up shortly after an import on the workers (imports.services.follow_up); until
+        # catch up shortly after an import on the workers (ingest.services.follow_up); until
         # they do, the page shows this one count everywhere and says the others are updating.
         "works_total": facets.works_total,
         "metrics_updating": facets.works_total != researcher.works_count,

@@ -103,9 +103,9 @@ class Work(models.Model):
     # arXiv's journal reference (free text), when the work has an arXiv version.
     journal_ref = models.TextField(blank=True, db_default="")
     # Normalised title + year + first author's family name: how a record with neither DOI nor
-    # arXiv id finds its work (publications.importers.writer.identity.title_key).
+    # arXiv id finds its work (ingest.writer.identity.title_key).
     title_key = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001 - no key, no match
-    # The source whose byline the work shows (publications.importers.writer.merge).
+    # The source whose byline the work shows (ingest.writer.merge).
     byline_origin = models.CharField(max_length=20, blank=True, db_default="openalex")
     # Computed by PostgreSQL from title and abstract, so bulk COPY loads keep it right too.
     search_vector = models.GeneratedField(
@@ -224,7 +224,7 @@ class WorkSource(models.Model):
     """What one source record says about a work, kept with its origin (issue 15).
 
     The work shows, field by field, the value of the first source in the precedence of
-    publications.importers.writer.merge; the others stay here, so re-importing one source never
+    ingest.writer.merge; the others stay here, so re-importing one source never
     erases what another contributed. content_hash makes an unchanged re-import cost nothing."""
 
     work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="sources")
@@ -280,7 +280,7 @@ class WorkVersion(models.Model):
 class MergedWork(models.Model):
     """A work that turned out to be another (one record carried identifiers of both): its id
     answers with the survivor, so its page redirects (301) there. Written by the importer
-    (publications.importers.writer.absorb); a chain (the survivor absorbed later) is kept
+    (ingest.writer.absorb); a chain (the survivor absorbed later) is kept
     pointing at the last survivor."""
 
     # The merged-away work's id (the row itself is gone).
@@ -299,7 +299,7 @@ class FormerOpenAlexWorkId(models.Model):
     """An OpenAlex work id a work answered to before: OpenAlex merged it into another
     (merged_ids), or the writer found its work to be another (writer/absorb.py). A lookup by the
     old id (the API's ?openalex_id=) finds the work it now lives in. Written and moved along a
-    chain by publications.importers.writer.work_references_move and imports.services.merged_ids.
+    chain by ingest.writer.work_references_move and ingest.services.merged_ids.
     """
 
     openalex_id = models.CharField(max_length=32, primary_key=True)
@@ -367,88 +367,3 @@ class NameOnlyAuthor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name_key} on {self.origin}:{self.origin_id}"
-
-
-class ImportRun(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
-
-    source = models.CharField(max_length=30, default="openalex")
-    description = models.TextField(help_text="The paths or the query this run imports.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    records_total = models.PositiveBigIntegerField(
-        default=0, help_text="Lines planned, when known."
-    )
-    read_count = models.PositiveBigIntegerField(default=0)
-    created_count = models.PositiveBigIntegerField(default=0)
-    updated_count = models.PositiveBigIntegerField(default=0)
-    unchanged_count = models.PositiveBigIntegerField(default=0)
-    failed_count = models.PositiveBigIntegerField(default=0)
-    chunks_total = models.PositiveIntegerField(default=0)
-    chunks_done = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    last_progress_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return f"Import #{self.pk} ({self.source}, {self.status})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.SUCCEEDED, self.Status.FAILED}
-
-
-class ImportChunk(models.Model):
-    """A slice of one input file, or a run of small files read one after the other (paths; an
-    ORCID folder holds a record per file). Lines number the chunk's records. next_line only
-    moves forward, in the transaction of the batch it covers, so a chunk restarted after a
-    crash resumes at its last committed batch."""
-
-    run = models.ForeignKey(ImportRun, on_delete=models.CASCADE, related_name="chunks")
-    path = models.TextField()
-    # The files of a chunk of small files, in reading order; path is then their folder.
-    paths = ArrayField(models.TextField(), default=list, blank=True)
-    entity = models.CharField(max_length=20, blank=True)
-    start_line = models.PositiveBigIntegerField()
-    end_line = models.PositiveBigIntegerField()
-    start_byte = models.PositiveBigIntegerField(null=True, blank=True)
-    next_line = models.PositiveBigIntegerField()
-    next_byte = models.PositiveBigIntegerField(null=True, blank=True)
-    done = models.BooleanField(default=False)
-
-    class Meta:
-        ordering = ["run", "id"]
-
-    def __str__(self) -> str:
-        return f"{self.path} [{self.start_line}, {self.end_line})"
-
-
-class ImportIssue(models.Model):
-    class Severity(models.TextChoices):
-        ERROR = "error", "Rejected"
-        WARNING = "warning", "Imported with a warning"
-
-    run = models.ForeignKey(ImportRun, on_delete=models.CASCADE, related_name="issues")
-    severity = models.CharField(max_length=10, choices=Severity.choices, default=Severity.ERROR)
-    path = models.TextField(blank=True)
-    line_number = models.PositiveBigIntegerField(null=True, blank=True)
-    entity = models.CharField(max_length=20, blank=True)
-    external_id = models.CharField(max_length=64, blank=True)
-    reason = models.TextField()
-    raw = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["run", "id"]
-        indexes = [models.Index(fields=["run", "severity"], name="import_issue_run_idx")]
-
-    def __str__(self) -> str:
-        return f"{self.external_id or self.path}:{self.line_number} {self.reason}"

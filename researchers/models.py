@@ -167,7 +167,7 @@ class Follow(models.Model):
 
 class CvSection(models.TextChoices):
     """The CV sections ORCID keeps (and a claimant may add to). The values are the kinds of
-    publications.importers.records.CvEntryRecord."""
+    ingest.records.CvEntryRecord."""
 
     EMPLOYMENT = "employment", "Experience"
     EDUCATION = "education", "Education"

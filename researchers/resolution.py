@@ -17,14 +17,14 @@ becomes a "possibly the same person" candidate for moderators (claims.SamePerson
 anything else is a new L0 record. Every decision carries its reasons.
 
 The database side (candidates for a whole batch, one query per kind) is the writer's:
-publications.importers.writer.resolver. Who records decisions is registered here at start-up
-(claims.apps), as this app may not import the apps above it.
+ingest.writer.resolver, which hands the decisions worth keeping to the moderation queue
+(claims.services.same_person).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,12 +185,12 @@ def _score(assessment: Assessment) -> float:
     return round(assessment.signals + assessment.given_names / 10, 2)
 
 
-# --- Who records the decisions (registered by the app that owns them) ------------------------
+# --- A decision as the writer hands it to the moderation queue --------------------------------
 
 
 @dataclass(frozen=True)
 class RecordedDecision:
-    """One decision about one mention, as the writer hands it to the recorder."""
+    """One decision about one mention, as the writer hands it to the moderation queue."""
 
     origin: str
     origin_id: str
@@ -198,24 +198,3 @@ class RecordedDecision:
     display_name: str
     researcher_id: int  # the record the mention now names (linked, or its new L0 record)
     decision: Decision
-
-
-DecisionRecorder = Callable[[Sequence[RecordedDecision]], None]
-_recorders: list[DecisionRecorder] = []
-
-
-def decision_recorder_register(recorder: DecisionRecorder) -> None:
-    """claims.apps registers the function that stores links' reasons and the moderation
-    queue's candidates; the writer calls it inside the import's transaction."""
-    if recorder not in _recorders:
-        _recorders.append(recorder)
-
-
-def decisions_record(decisions: Sequence[RecordedDecision]) -> None:
-    worth_keeping = [d for d in decisions if d.decision.outcome != Outcome.NEW]
-    if not worth_keeping:
-        return
-    if not _recorders:
-        logger.warning("%s name resolutions not recorded: no recorder", len(worth_keeping))
-    for recorder in _recorders:
-        recorder(worth_keeping)

@@ -35,7 +35,7 @@ def run_import():
     """Run import_openalex --sync on paths; returns the ImportRun it created."""
     from django.core.management import call_command
 
-    from publications.models import ImportRun
+    from ingest.models import ImportRun
 
     def run(*paths, **options) -> ImportRun:
         before = ImportRun.objects.order_by("-id").values_list("id", flat=True).first() or 0

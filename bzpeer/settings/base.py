@@ -117,7 +117,7 @@ INSTALLED_APPS = [
     "feed",
     "search",
     "pages",
-    "imports",
+    "ingest",
 ]
 
 MIDDLEWARE = [
@@ -215,7 +215,7 @@ LOGIN_REDIRECT_URL = "/account/"
 # ORCID_SANDBOX switches every ORCID URL to sandbox.orcid.org for testing against ORCID's
 # sandbox; production uses orcid.org. Keys come from the ORCID developer tools.
 ORCID_SANDBOX = env.bool("ORCID_SANDBOX", default=False)
-# ORCID's public API, read by the ORCID importer (publications.importers.orcid.client).
+# ORCID's public API, read by the ORCID importer (ingest.orcid.client).
 ORCID_PUBLIC_API_URL = env.str(
     "ORCID_PUBLIC_API_URL",
     default="https://pub.sandbox.orcid.org/v3.0" if ORCID_SANDBOX else "https://pub.orcid.org/v3.0",
@@ -248,7 +248,7 @@ CLAIMS_RATE_LIMITS = {
     # The claimant's "Refresh from ORCID": each is a few ORCID API requests and an import.
     "orcid_refresh": env.str("RATE_LIMIT_ORCID_REFRESH", default="3/h"),
     # The claimant's BibTeX upload: each preview parses up to 2 MB, each confirm writes an import
-    # run. Counted per user and per client address (imports.services.bibtex_upload).
+    # run. Counted per user and per client address (ingest.services.bibtex_upload).
     "bibtex_upload": env.str("RATE_LIMIT_BIBTEX_UPLOAD", default="20/h"),
     "bibtex_confirm": env.str("RATE_LIMIT_BIBTEX_CONFIRM", default="10/h"),
 }
@@ -379,7 +379,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TIME_LIMIT = 60 * 60
 CELERY_BEAT_SCHEDULE = {
     "import-runs-resume-stalled": {
-        "task": "imports.tasks.import_runs_resume_stalled",
+        "task": "ingest.tasks.import_runs_resume_stalled",
         "schedule": 5 * 60,
     },
     # Account age is a trust input: claimed records are rescored once a day.
@@ -433,7 +433,7 @@ CELERY_QUEUES_BY_WORKLOAD = {
 CELERY_TASK_QUEUES = [Queue(name) for name in dict.fromkeys(CELERY_QUEUES_BY_WORKLOAD.values())]
 # By task name; a task not matched here goes to the default queue.
 CELERY_TASK_ROUTES = {
-    "imports.tasks.*": {"queue": IMPORTS_QUEUE},
+    "ingest.tasks.*": {"queue": IMPORTS_QUEUE},
     "graph.tasks.*": {"queue": GRAPH_QUEUE},
     "notifications.tasks.notification_email_send": {"queue": MAIL_QUEUE},
     "notifications.tasks.notification_digest_send": {"queue": MAIL_QUEUE},
@@ -442,7 +442,7 @@ CELERY_TASK_ROUTES = {
 # The follow-up of researchers that import batches left pending, when no run is importing them
 # (a run that failed or stopped) or they waited longer than IMPORT_FOLLOW_UP_MAX_LAG.
 CELERY_BEAT_SCHEDULE["imports-follow-up-drain"] = {
-    "task": "imports.tasks.researchers_follow_up_drain_if_due",
+    "task": "ingest.tasks.researchers_follow_up_drain_if_due",
     "schedule": 60,
 }
 # Picks up edge refreshes whose task message was lost (the pending ids are kept in Redis).

@@ -14,7 +14,7 @@ PROFILE_PAGE_CACHE_SECONDS = env.int("PROFILE_PAGE_CACHE_SECONDS", default=600)
 IMPORT_BATCH_SIZE = env.int("IMPORT_BATCH_SIZE", default=2000)
 IMPORT_CHUNK_LINES = env.int("IMPORT_CHUNK_LINES", default=20000)
 # During a run on the workers, the metrics and trust of the researchers it touched catch up when
-# it finishes, or after this many seconds if it runs longer (imports.services.follow_up).
+# it finishes, or after this many seconds if it runs longer (ingest.services.follow_up).
 IMPORT_FOLLOW_UP_MAX_LAG = timedelta(seconds=env.int("IMPORT_FOLLOW_UP_MAX_LAG", default=30 * 60))
 # Researchers followed up in one transaction (at least; a drain makes at most about ten). A drain
 # on a worker with two slices or more hands them to the workers, one task each.
@@ -29,7 +29,7 @@ METRICS_ALLOWED_IPS: list[str] = env.list("METRICS_ALLOWED_IPS", default=[])
 METRICS_MULTIPROCESS_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", default="")
 # Collectors asked at each scrape, by the apps that own the data (the shared core imports none).
 METRICS_COLLECTORS = [
-    "imports.metrics.ImportThroughputCollector",
+    "ingest.metrics.ImportThroughputCollector",
     "notifications.metrics.EmailThroughputCollector",
 ]
 # Anonymous public pages (pages.views): a shared cache or a CDN keeps them this long, then

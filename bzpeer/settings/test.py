@@ -40,7 +40,7 @@ CELERY_TASK_DEFAULT_QUEUE = (
     CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or f"bzpeer-test{TEST_WORKER_SUFFIX}"
 )
 GRAPH_QUEUE = env.str("CELERY_GRAPH_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-graph")
-# A test's worker consumes the one queue the test names (tests/publications'
+# A test's worker consumes the one queue the test names (tests/ingest'
 # test_import_on_workers.Workers), so imports and mail stay on the default queue here; the graph
 # keeps its own queue, which its worker test starts a worker on. The production routes are
 # tested on their own (tests/bzpeer/test_celery_queues.py).

@@ -1,11 +1,11 @@
 """Importing a claimant's ORCID record: once when their claim is approved with their own ORCID
 iD on the record, and again whenever they ask for a refresh (rate-limited).
 
-The import is the pipeline's: an ImportRun of source "orcid" fetched by the `--orcid`
-fetcher (publications.importers.orcid.client) and written by the shared writer, run by the
-imports app's task. imports sits above claims (apps import downward only), so the task is
-queued by its name (bzpeer.queueing), which is checked when it is queued; a test
-(tests/claims/test_profile_cv.py) pins it too.
+The import is the pipeline's: the ingest app's task makes an ImportRun of source "orcid",
+fetched by the `--orcid` fetcher (ingest.orcid.client) and written by the shared writer.
+ingest sits above claims (apps import downward only), so the task is queued by its name
+(bzpeer.queueing), which is checked when it is queued; a test (tests/claims/test_profile_cv.py)
+pins it too.
 """
 
 from __future__ import annotations
@@ -19,44 +19,37 @@ from bzpeer.users.models import User
 from claims.checks import normalize_orcid
 from claims.ratelimit import rate_limit_check
 from claims.selectors import user_connected_orcids
-from publications.importers.records import ORCID
-from publications.models import ImportRun
 from researchers.models import Researcher
 
 from .errors import ClaimError
 
 logger = logging.getLogger(__name__)
 
-# imports.tasks.import_fetch(run_id, source, option, values): the pipeline's API import.
-IMPORT_FETCH_TASK = "imports.tasks.import_fetch"
+# ingest.tasks.orcid_record_import(orcid): the pipeline's import of one ORCID record.
+IMPORT_FETCH_TASK = "ingest.tasks.orcid_record_import"
 
 
-def _import_on_commit(*, researcher: Researcher, orcid: str) -> ImportRun:
-    """An ImportRun of the iD, sent to the imports worker once the current transaction commits
-    (a rolled-back approval imports nothing: the run row goes with it)."""
-    run = ImportRun.objects.create(source=ORCID, description=f"orcid: {orcid}")
+def _import_on_commit(*, researcher: Researcher, orcid: str) -> None:
+    """The import of the iD, sent to the ingest worker once the current transaction commits
+    (a rolled-back approval imports nothing)."""
     # robust: the approval or refresh has committed; a broker that cannot take the task now
     # is logged, not turned into an error page (the claimant can refresh later).
-    task_enqueue_on_commit(IMPORT_FETCH_TASK, run.pk, ORCID, "orcid", [orcid], robust=True)
-    run_id = run.pk
-    logger.info(
-        "ORCID %s of researcher %s queued for import (run %s)", orcid, researcher.pk, run_id
-    )
-    return run
+    task_enqueue_on_commit(IMPORT_FETCH_TASK, orcid, robust=True)
+    logger.info("ORCID %s of researcher %s queued for import", orcid, researcher.pk)
 
 
-def orcid_import_after_approval(*, researcher: Researcher, user: User) -> ImportRun | None:
+def orcid_import_after_approval(*, researcher: Researcher, user: User) -> None:
     """Queue the import of the record's ORCID iD when the approved claimant connected that very
     iD (signed in to ORCID with it). Precondition: inside the approval's transaction."""
     if not researcher.orcid:
-        return None
+        return
     orcid = normalize_orcid(researcher.orcid)
     if orcid not in {normalize_orcid(connected) for connected in user_connected_orcids(user)}:
-        return None
-    return _import_on_commit(researcher=researcher, orcid=orcid)
+        return
+    _import_on_commit(researcher=researcher, orcid=orcid)
 
 
-def orcid_record_refresh(*, researcher: Researcher, user: User) -> ImportRun:
+def orcid_record_refresh(*, researcher: Researcher, user: User) -> None:
     """The claimant's "Refresh from ORCID". The caller has checked that `user` is the record's
     approved claimant. Raises RateLimited over CLAIMS_RATE_LIMITS["orcid_refresh"], ClaimError
     for a record without an ORCID iD."""
@@ -64,4 +57,4 @@ def orcid_record_refresh(*, researcher: Researcher, user: User) -> ImportRun:
         raise ClaimError("This record has no ORCID iD to refresh from.")
     rate_limit_check(action="orcid_refresh", key=str(user.pk))
     with transaction.atomic():
-        return _import_on_commit(researcher=researcher, orcid=normalize_orcid(researcher.orcid))
+        _import_on_commit(researcher=researcher, orcid=normalize_orcid(researcher.orcid))

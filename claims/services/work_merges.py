@@ -1,4 +1,4 @@
-"""When the importer finds two works to be one (publications.importers.writer.absorb), the
+"""When the importer finds two works to be one (ingest.writer.absorb), the
 split requests on the absorbed work follow it into the survivor; and an accepted split request
 keeps the importer from putting the researcher back on the work. Registered by claims.apps."""
 

@@ -1,4 +1,4 @@
-"""When the importer finds two works to be one (publications.importers.writer.absorb), an
+"""When the importer finds two works to be one (ingest.writer.absorb), an
 invitation anchored on the absorbed work is anchored on the survivor. Registered by
 collaboration.apps."""
 

@@ -1,7 +1,6 @@
 """Admin of the publications app, one module per responsibility.
 
 - works: works and their venues, topics and authorships
-- import_runs: import runs, chunks and issues, with a running import's live counts
 - provenance: what each source said about a work, its versions, name-only authors
 
 Importing the package registers every admin (Django's autodiscover imports publications.admin).
@@ -9,12 +8,6 @@ Importing the package registers every admin (Django's autodiscover imports publi
 
 from __future__ import annotations
 
-from .import_runs import (
-    ImportChunkAdmin,
-    ImportIssueAdmin,
-    ImportRunAdmin,
-    import_run_progress,
-)
 from .provenance import NameOnlyAuthorAdmin, WorkSourceAdmin, WorkVersionAdmin
 from .works import (
     AuthorshipAdmin,
@@ -27,9 +20,6 @@ from .works import (
 
 __all__ = [
     "AuthorshipAdmin",
-    "ImportChunkAdmin",
-    "ImportIssueAdmin",
-    "ImportRunAdmin",
     "NameOnlyAuthorAdmin",
     "SourceAdmin",
     "TopicAdmin",
@@ -37,6 +27,5 @@ __all__ = [
     "WorkSourceAdmin",
     "WorkTopicAdmin",
     "WorkVersionAdmin",
-    "import_run_progress",
     "work_identifier_q",
 ]

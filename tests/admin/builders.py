@@ -9,12 +9,10 @@ from typing import Any
 
 from django.utils import timezone
 
+from ingest.models import ImportChunk, ImportIssue, ImportRun
 from publications.models import (
     Authorship,
     FormerOpenAlexWorkId,
-    ImportChunk,
-    ImportIssue,
-    ImportRun,
     MergedWork,
     NameOnlyAuthor,
     Source,

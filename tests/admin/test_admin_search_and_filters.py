@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from publications.models import ImportIssue
+from ingest.models import ImportIssue
 from researchers.models import VerificationLevel
 
 from . import builders
@@ -184,7 +184,7 @@ def test_import_issue_filters_pick_severity_entity_and_run(admin_client):
     rejected = builders.import_issue(run, severity=ImportIssue.Severity.ERROR, entity="work")
     warned = builders.import_issue(run, severity=ImportIssue.Severity.WARNING, entity="author")
     elsewhere = builders.import_issue(other_run)
-    url = changelist("publications_importissue")
+    url = changelist("ingest_importissue")
     assert listed(
         admin_client.get(url, {"severity__exact": "error", "run__id__exact": run.pk})
     ) == [rejected]

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from publications.models import ImportChunk, ImportIssue, ImportRun
+from ingest.models import ImportChunk, ImportIssue, ImportRun
 
 from . import builders
 
@@ -14,11 +14,11 @@ pytestmark = pytest.mark.django_db
 
 
 def change_url(run: ImportRun) -> str:
-    return reverse("admin:publications_importrun_change", args=[run.pk])
+    return reverse("admin:ingest_importrun_change", args=[run.pk])
 
 
 def live_url(run: ImportRun) -> str:
-    return reverse("admin:publications_importrun_live", args=[run.pk])
+    return reverse("admin:ingest_importrun_live", args=[run.pk])
 
 
 def test_the_run_page_shows_the_counts_progress_and_rate(admin_client):
@@ -30,7 +30,7 @@ def test_the_run_page_shows_the_counts_progress_and_rate(admin_client):
     assert "43% of 10,000 records" in content
     assert "records/s" in content
     assert 'data-active="true"' in content
-    assert "publications/admin/import_run_live.js" in content
+    assert "ingest/admin/import_run_live.js" in content
     # Without JavaScript, a running run's page refreshes itself.
     assert 'http-equiv="refresh"' in content
 
@@ -51,7 +51,7 @@ def test_a_run_without_a_known_total_shows_a_bar_without_a_value(admin_client):
 
 def test_the_run_changelist_shows_live_progress_for_each_run(admin_client):
     run = builders.running_run()
-    content = admin_client.get(reverse("admin:publications_importrun_changelist")).content.decode()
+    content = admin_client.get(reverse("admin:ingest_importrun_changelist")).content.decode()
     assert "4,321" in content
     assert f'data-live-url="{live_url(run)}?compact=1"' in content
 
@@ -99,15 +99,14 @@ def test_the_live_counts_endpoint_answers_get_only(admin_client):
 
 def test_the_live_counts_endpoint_answers_404_for_an_unknown_run(admin_client):
     assert (
-        admin_client.get(reverse("admin:publications_importrun_live", args=[999999])).status_code
-        == 404
+        admin_client.get(reverse("admin:ingest_importrun_live", args=[999999])).status_code == 404
     )
 
 
 def test_an_import_run_cannot_be_added(admin_client):
-    assert admin_client.get(reverse("admin:publications_importrun_add")).status_code == 403
-    content = admin_client.get(reverse("admin:publications_importrun_changelist")).content.decode()
-    assert reverse("admin:publications_importrun_add") not in content
+    assert admin_client.get(reverse("admin:ingest_importrun_add")).status_code == 403
+    content = admin_client.get(reverse("admin:ingest_importrun_changelist")).content.decode()
+    assert reverse("admin:ingest_importrun_add") not in content
 
 
 def test_an_import_run_cannot_be_edited(admin_client):
@@ -122,8 +121,8 @@ def test_an_import_run_cannot_be_edited(admin_client):
 def test_chunks_and_issues_cannot_be_added_or_edited(admin_client, model_name):
     run = builders.import_run()
     row = builders.import_chunk(run) if model_name == "importchunk" else builders.import_issue(run)
-    assert admin_client.get(reverse(f"admin:publications_{model_name}_add")).status_code == 403
-    change = reverse(f"admin:publications_{model_name}_change", args=[row.pk])
+    assert admin_client.get(reverse(f"admin:ingest_{model_name}_add")).status_code == 403
+    change = reverse(f"admin:ingest_{model_name}_change", args=[row.pk])
     assert admin_client.post(change, {}).status_code == 403
 
 
@@ -131,7 +130,7 @@ def test_a_superuser_can_delete_a_run_with_its_chunks_and_issues(admin_client):
     run = builders.running_run()
     builders.import_chunk(run)
     builders.import_issue(run)
-    delete = reverse("admin:publications_importrun_delete", args=[run.pk])
+    delete = reverse("admin:ingest_importrun_delete", args=[run.pk])
     confirmation = admin_client.get(delete).content.decode()
     assert "Import issues: 1" in confirmation
     assert admin_client.post(delete, {"post": "yes"}).status_code == 302
@@ -144,7 +143,7 @@ def test_staff_who_are_not_superusers_cannot_delete_a_run(staff_client, grant):
     grant("view_importrun", "delete_importrun")
     run = builders.running_run()
     assert staff_client.get(change_url(run)).status_code == 200
-    delete = reverse("admin:publications_importrun_delete", args=[run.pk])
+    delete = reverse("admin:ingest_importrun_delete", args=[run.pk])
     assert staff_client.post(delete, {"post": "yes"}).status_code == 403
     assert ImportRun.objects.filter(pk=run.pk).exists()
 
@@ -163,9 +162,7 @@ def test_the_run_page_lists_the_first_issues_and_links_to_all_of_them(admin_clie
     assert "W9000" in content
     assert "W9024" not in content
     assert "25 rejected, 1 imported with a warning" in content
-    assert (
-        f"{reverse('admin:publications_importissue_changelist')}?run__id__exact={run.pk}" in content
-    )
+    assert f"{reverse('admin:ingest_importissue_changelist')}?run__id__exact={run.pk}" in content
 
 
 def test_the_run_page_lists_its_chunks(admin_client):
@@ -186,7 +183,7 @@ def test_an_issue_page_shows_reason_location_and_the_raw_payload_escaped(admin_c
         raw='{"id": "W123", "title": "<script>alert(1)</script>"}',
     )
     content = admin_client.get(
-        reverse("admin:publications_importissue_change", args=[issue.pk])
+        reverse("admin:ingest_importissue_change", args=[issue.pk])
     ).content.decode()
     assert "display_name is empty" in content
     assert "works/part_001.gz:42" in content

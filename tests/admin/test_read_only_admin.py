@@ -8,8 +8,8 @@ from django.contrib.auth.models import Permission
 from django.test import RequestFactory
 
 from claims.models import Claim, ModerationEvent, PendingClaim, Report, SplitRequest
+from ingest.models import ImportChunk, ImportIssue, ImportRun
 from notifications.models import Notification
-from publications.models import ImportChunk, ImportIssue, ImportRun
 from researchers.models import Follow
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +68,7 @@ def test_staff_with_every_model_permission_may_only_do_what_the_model_allows(
 
 def test_inline_rows_written_elsewhere_show_without_blank_or_delete_boxes(admin_user):
     from claims.admin import CheckInline, VouchInline
-    from publications.admin.import_runs import ImportChunkInline, ImportIssueInline
+    from ingest.admin import ImportChunkInline, ImportIssueInline
 
     request = RequestFactory().get("/admin/")
     request.user = admin_user

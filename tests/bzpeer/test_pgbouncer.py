@@ -49,7 +49,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from claims.models import Claim
-from publications.models import ImportRun, Work
+from publications.models import Work
+from ingest.models import ImportRun
 from bzpeer.users.models import User
 
 slug, email = "SLUG", "EMAIL"

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from claims.services.orcid_import import IMPORT_FETCH_TASK
-from publications.models import ImportRun
+from ingest.models import ImportRun
 from researchers.models import CVEntry
 from tests.factories import ResearcherFactory
 from tests.support.people import approved_claimant, client_for

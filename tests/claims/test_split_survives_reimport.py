@@ -2,7 +2,7 @@
 work is not mine", a moderator agreed, and neither another source rewriting the byline nor their
 own ORCID record listing the work puts them back on it. On the real ORCID record of the shared
 corpus (Charles Tapley Hoyt's), with another source's byline for its first work built here as
-in tests/publications/test_orcid_listed_by.py."""
+in tests/ingest/test_orcid_listed_by.py."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from django.core.management import call_command
 
 from claims.models import SplitRequest
 from claims.services import split_request_resolve
-from publications.models import ImportRun, Work, WorkListedBy
+from ingest.models import ImportRun
+from publications.models import Work, WorkListedBy
 from researchers.models import Researcher
-from tests.publications.test_orcid_listed_by import DOI, HOYT, _crossref, _write
+from tests.ingest.test_orcid_listed_by import DOI, HOYT, _crossref, _write
 from tests.support.people import make_member
 
 # The command reads its run back outside the test's transaction, as the pipeline does.

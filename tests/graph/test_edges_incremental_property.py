@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from graph import keys, services
 from graph.models import CloseCollaboratorsCount, CoauthorEdge
-from publications.models import Authorship, ImportRun, Source, Topic, Work
+from ingest.models import ImportRun
+from publications.models import Authorship, Source, Topic, Work
 from researchers.models import Institution, Researcher
 from tests.graph.conftest import author, close_counts, work, write_jsonl
 

@@ -12,7 +12,7 @@ from django.test import override_settings
 from graph import keys
 from graph.models import CoauthorEdge
 from tests.graph.conftest import author, close_count, work, write_jsonl
-from tests.publications.test_import_on_workers import Workers
+from tests.ingest.test_import_on_workers import Workers
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

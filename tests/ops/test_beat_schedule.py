@@ -19,6 +19,6 @@ def test_every_beat_entry_names_a_registered_task():
     }
 
     assert not unknown
-    assert "imports.tasks.researchers_follow_up_drain_if_due" in {
+    assert "ingest.tasks.researchers_follow_up_drain_if_due" in {
         entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
     }

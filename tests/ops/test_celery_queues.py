@@ -33,9 +33,9 @@ def _production_router() -> Celery:
 @pytest.mark.parametrize(
     ("task", "workload"),
     [
-        ("imports.tasks.import_chunk", "imports"),
-        ("imports.tasks.import_query", "imports"),
-        ("imports.tasks.import_runs_resume_stalled", "imports"),
+        ("ingest.tasks.import_chunk", "imports"),
+        ("ingest.tasks.import_query", "imports"),
+        ("ingest.tasks.import_runs_resume_stalled", "imports"),
         ("graph.tasks.coauthor_edges_drain", "graph"),
         ("notifications.tasks.notification_email_send", "mail"),
         ("notifications.tasks.notification_digest_send", "mail"),
@@ -114,7 +114,7 @@ def test_a_worker_without_queues_named_takes_each_workloads_tasks(tmp_path):
             "notifications.tasks.notification_email_send", args=[0], queue=f"{prefix}-mail"
         ),
         "imports": celery_app.send_task(
-            "imports.tasks.import_runs_resume_stalled", queue=f"{prefix}-imports"
+            "ingest.tasks.import_runs_resume_stalled", queue=f"{prefix}-imports"
         ),
         "default": celery_app.send_task("collaboration.tasks.invitations_expire", queue=prefix),
     }

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django_redis import get_redis_connection
 
-from publications.models import ImportRun
+from ingest.models import ImportRun
 from tests.factories import ResearcherFactory
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +100,7 @@ def test_the_follow_up_backlog_says_how_far_researchers_metrics_lag(client, metr
 
     from django.utils import timezone
 
-    from imports.models import PendingFollowUp
+    from ingest.models import PendingFollowUp
 
     assert "bzpeer_import_follow_up_pending_batches 0.0" in _scrape(client)
     assert "bzpeer_import_follow_up_oldest_seconds 0.0" in _scrape(client)

@@ -71,7 +71,7 @@ def test_a_tasks_log_lines_carry_its_id():
     task_started(task_id="3f2c-task", task=None, args=(), kwargs={})
     try:
         record = logging.LogRecord(
-            "imports.tasks", logging.INFO, __file__, 1, "chunk %s", (7,), None
+            "ingest.tasks", logging.INFO, __file__, 1, "chunk %s", (7,), None
         )
         ContextFilter().filter(record)
     finally:

@@ -7,9 +7,9 @@ from typing import Any
 
 from django.db import transaction
 
-from imports.parsing import ParsedBatch
-from imports.services.batches import batch_write
-from publications.importers.records import (
+from ingest.models import ImportRun
+from ingest.parsing import ParsedBatch
+from ingest.records import (
     CROSSREF,
     AuthorRef,
     AuthorshipRecord,
@@ -17,8 +17,8 @@ from publications.importers.records import (
     WorkRecord,
     partial_date,
 )
-from publications.importers.writer import prepare_works
-from publications.models import ImportRun
+from ingest.services.batches import batch_write
+from ingest.writer import prepare_works
 
 
 def orcid(serial: int) -> str:

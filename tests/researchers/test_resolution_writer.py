@@ -7,8 +7,8 @@ import pytest
 from django.db import connection, transaction
 
 from claims.models import NameLink, SamePersonCandidate, SamePersonStatus
-from publications.importers.writer.authors import NameMention
-from publications.importers.writer.resolver import name_resolution
+from ingest.writer.authors import NameMention
+from ingest.writer.resolver import name_resolution
 from publications.models import Authorship
 from researchers.models import Researcher, VerificationLevel
 from tests.factories import (

@@ -1,84 +1,46 @@
-"""Raw input lines to plain records: parse, map, reject what cannot be used.
+"""Raw records of any source to plain records: the source's pure mapper, then the checks that
+make each record fit the database (ingest.validation). One parser for every source.
 
-Every line that cannot be used becomes an ImportIssue with its reason and text. Nothing here
-touches the database; the writer (ingest.writer) takes the records.
+Every raw record that cannot be used becomes an ImportIssue with its reason and text, and so
+does every part a mapper drops (a Rejected item) and every value cleaned on the way (a warning).
+Nothing here touches the database; the writer takes the records (ingest.services.batches).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from ingest import sources, writer
 from ingest.models import ImportIssue
-from ingest.openalex import mapper
-from ingest.records import CvEntryRecord, MappingError
+from ingest.record_kinds import KIND_OF_RECORD, KINDS, RecordKind
+from ingest.records import MappingError, Rejected
 from ingest.validation import record_checked
+
+logger = logging.getLogger(__name__)
 
 RAW_TEXT_LIMIT = 1_000_000
 
-
-@dataclass(frozen=True)
-class EntityHandler:
-    map: Callable[[Any], Any]
-    write: Callable[..., writer.WriteResult]
-    key: Callable[[Any], str]
-    # The writer's database-free part, run by parse_batch; write() then takes its result.
-    prepare: Callable[[Sequence[Any]], Any] | None = None
-
-
-ENTITY_HANDLERS: dict[str, EntityHandler] = {
-    "works": EntityHandler(
-        mapper.map_work, writer.write_works, writer.work_key, writer.prepare_works
-    ),
-    # ORCID's researchers have no OpenAlex id: their iD is their key.
-    "authors": EntityHandler(
-        mapper.map_author, writer.write_researchers, lambda r: r.openalex_id or f"orcid:{r.orcid}"
-    ),
-    "institutions": EntityHandler(
-        mapper.map_institution, writer.write_institutions, lambda r: r.openalex_id
-    ),
-    "sources": EntityHandler(mapper.map_source, writer.write_sources, lambda r: r.openalex_id),
-    "topics": EntityHandler(mapper.map_topic, writer.write_topics, lambda r: r[0].external_id),
-    # ORCID's CV entries, written by the ORCID package's writer (sources.EXTRA_RECORD_KINDS).
-    "cv_entries": EntityHandler(
-        lambda obj: obj,
-        lambda cursor, records: _cv_writer()(cursor, records),
-        lambda r: f"{r.origin}:{r.origin_id}",
-    ),
-    # Every work an owner's ORCID record lists: the listings it dropped go (after the works).
-    # Keyed by owner: a second answer of one owner starts the next batch of a chunk of files
-    # (chunks._files_batches), so it prunes after the first, as an import of its own would.
-    "listings": EntityHandler(
-        lambda obj: obj,
-        writer.listings_prune,
-        lambda r: f"{r.origin}:{r.owner_orcid}",
-    ),
-}
-
-
-def _cv_writer() -> Callable[..., writer.WriteResult]:
-    return sources.load(sources.EXTRA_RECORD_KINDS[CvEntryRecord][1])
+# raw record (bytes) -> records and Rejected parts; MappingError rejects the whole record.
+Mapper = Callable[[bytes], Sequence[Any]]
 
 
 @dataclass
 class ParsedBatch:
     read: int = 0
-    records: dict[str, list[Any]] = field(default_factory=dict)
+    records: dict[str, list[Any]] = field(default_factory=dict)  # kind name -> records
     issues: list[ImportIssue] = field(default_factory=list)
-    prepared: dict[str, Any] = field(default_factory=dict)  # kind -> its handler's prepare()
+    prepared: dict[str, Any] = field(default_factory=dict)  # kind name -> its prepare()
 
 
 def batch_prepare(batch: ParsedBatch) -> ParsedBatch:
     """Run each kind's prepare() (the writer's database-free part) on the batch's records."""
     batch.prepared = {}
-    for kind, records in batch.records.items():
-        prepare = ENTITY_HANDLERS[kind].prepare
+    for name, records in batch.records.items():
+        prepare = KINDS[name].prepare
         if prepare is not None:
-            batch.prepared[kind] = prepare(records)
+            batch.prepared[name] = prepare(records)
     return batch
 
 
@@ -94,8 +56,10 @@ def batches_joined(parts: Sequence[ParsedBatch]) -> ParsedBatch:
     return joined
 
 
-def _raw_text(raw: bytes) -> str:
-    """The line as text moderators can read, and PostgreSQL can store (no NUL)."""
+def raw_text(raw: bytes | str) -> str:
+    """The record as text moderators can read, and PostgreSQL can store (no NUL)."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "replace")
     text = raw[:RAW_TEXT_LIMIT].decode("utf-8", errors="replace").rstrip("\n")
     return text.replace("\x00", "\\x00")
 
@@ -106,93 +70,105 @@ def issue_text(value: str, limit: int | None = None) -> str:
     return value[:limit] if limit else value
 
 
-def parse_batch(
-    lines: Iterable[tuple[int, bytes]], *, entity: str | None, path: str, run_id: int
-) -> ParsedBatch:
-    """Parse and map raw lines. Every line that cannot be used becomes an ImportIssue with its
-    reason and text; duplicates of an id within the batch keep the first occurrence."""
-    batch = ParsedBatch()
-    first_line_of: dict[tuple[str, str], int] = {}
+def _key_or_blank(kind: RecordKind[Any], record: Any) -> str:
+    """The key of a record the checks refused, to name it in the issue, if it has one."""
+    try:
+        return str(kind.key(record) or "")
+    except Exception:  # noqa: BLE001 - a record too broken to have a key is named by its text
+        return ""
 
-    def reject(
-        line_number: int, raw: bytes, reason: str, *, kind: str = "", external_id: str = ""
+
+def parse_batch(
+    raws: Iterable[tuple[int, bytes | Rejected]],
+    *,
+    mapper: Mapper,
+    source: str,
+    path: str,
+    run_id: int,
+    prepare: bool = True,
+) -> ParsedBatch:
+    """Map raw records (numbered from 1 in their file, or in the API answer) with the source's
+    mapper (ingest.sources.mapper_of). Blank lines are skipped; duplicates of a record (same
+    kind and key) within the batch keep the first. Without prepare, the batch is left for the
+    caller to join to others and prepare (batch_prepare)."""
+    batch = ParsedBatch()
+    first_of: dict[tuple[str, str], int] = {}
+
+    def issue(
+        number: int | None,
+        raw: bytes | str,
+        reason: str,
+        *,
+        kind: str = "",
+        external_id: str = "",
+        severity: str = ImportIssue.Severity.ERROR,
     ) -> None:
         batch.issues.append(
             ImportIssue(
                 run_id=run_id,
+                severity=severity,
                 path=path,
-                line_number=line_number,
+                line_number=number,
                 entity=kind,
                 external_id=issue_text(external_id, 64),
                 reason=issue_text(reason),
-                raw=_raw_text(raw),
+                raw=raw_text(raw),
             )
         )
 
-    for line_number, raw in lines:
+    for number, raw in raws:
+        if isinstance(raw, Rejected):
+            batch.read += 1
+            issue(number, raw.raw, raw.reason, external_id=raw.external_id)
+            continue
         if not raw.strip():
             continue
         batch.read += 1
         try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            reject(line_number, raw, f"malformed JSON: {exc}")
-            continue
-        raw_id = obj.get("id") if isinstance(obj, dict) else None
-        external_id = mapper.short_id_or_raw(raw_id)
-        kind = entity or mapper.entity_of_id(raw_id)
-        if kind is None:
-            reason = (
-                f"record is {mapper.type_name(obj)}, expected an object"
-                if not isinstance(obj, dict)
-                else "record has no id"
-                if not raw_id
-                else f"id is {mapper.type_name(raw_id)}, expected a string"
-                if not isinstance(raw_id, str)
-                else f"id {raw_id!r} is not an OpenAlex work, author, institution, source or topic id"
-            )
-            reject(line_number, raw, reason, external_id=external_id)
-            continue
-        handler = ENTITY_HANDLERS[kind]
-        try:
-            # Mapped, then made to fit the database (ingest.validation): a
-            # value PostgreSQL would refuse is cleaned with a warning or rejects the record
-            # here, instead of aborting the batch's write.
-            record, warnings = record_checked(handler.map(obj))
+            mapped = mapper(raw)
         except MappingError as exc:
-            reject(line_number, raw, str(exc), kind=kind, external_id=external_id)
+            issue(number, raw, str(exc), kind=exc.entity, external_id=exc.external_id)
             continue
-        if warnings:
-            batch.issues.append(
-                ImportIssue(
-                    run_id=run_id,
-                    severity=ImportIssue.Severity.WARNING,
-                    path=path,
-                    line_number=line_number,
-                    entity=kind,
-                    external_id=issue_text(external_id, 64),
-                    reason="Stored with changes: " + "; ".join(warnings),
-                    raw=_raw_text(raw),
+        except Exception as exc:  # noqa: BLE001 - a mapper bug must not lose the record silently
+            logger.exception("%s mapper failed on record %s of %s", source, number, path)
+            issue(number, raw, f"the {source} mapper failed: {exc!r}")
+            continue
+        for item in mapped:
+            if isinstance(item, Rejected):
+                issue(number, item.raw or raw, item.reason, external_id=item.external_id)
+                continue
+            kind = KIND_OF_RECORD.get(type(item))
+            if kind is None:
+                issue(
+                    number, raw, f"the {source} mapper gave a {type(item).__name__}, not a record"
                 )
-            )
-        key = handler.key(record)
-        if (kind, key) in first_line_of:
-            reject(
-                line_number,
-                raw,
-                f"duplicate of {key} at line {first_line_of[(kind, key)]} in the same batch",
-                kind=kind,
-                external_id=key,
-            )
-            continue
-        first_line_of[(kind, key)] = line_number
-        batch.records.setdefault(kind, []).append(record)
-    for kind, records in batch.records.items():
-        prepare = ENTITY_HANDLERS[kind].prepare
-        if prepare is not None:
-            batch.prepared[kind] = prepare(records)
-    return batch
-
-
-# Entity order matters: works reference the others, which are then already there in full.
-WRITE_ORDER = ("topics", "sources", "institutions", "authors", "cv_entries", "works", "listings")
+                continue
+            try:
+                # Made to fit the database: a value PostgreSQL would refuse is cleaned with a
+                # warning or rejects the record here, instead of aborting the batch's write.
+                record, warnings = record_checked(item)
+            except MappingError as exc:
+                issue(number, raw, str(exc), kind=kind.name, external_id=_key_or_blank(kind, item))
+                continue
+            key = kind.key(record)
+            if warnings:
+                issue(
+                    number,
+                    raw,
+                    "Stored with changes: " + "; ".join(warnings),
+                    kind=kind.name,
+                    external_id=key,
+                    severity=ImportIssue.Severity.WARNING,
+                )
+            if (kind.name, key) in first_of:
+                issue(
+                    number,
+                    raw,
+                    f"duplicate of {key} at line {first_of[(kind.name, key)]} in the same batch",
+                    kind=kind.name,
+                    external_id=key,
+                )
+                continue
+            first_of[(kind.name, key)] = number
+            batch.records.setdefault(kind.name, []).append(record)
+    return batch_prepare(batch) if prepare else batch

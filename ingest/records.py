@@ -21,9 +21,17 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from researchers.cv_entry import CvEntryData
+
 
 class MappingError(ValueError):
-    """A record that cannot be imported; the message is the reason shown to moderators."""
+    """A record that cannot be imported; the message is the reason shown to moderators.
+    `external_id` and `entity` say which record it was, when the mapper got that far."""
+
+    def __init__(self, reason: str, *, external_id: str = "", entity: str = "") -> None:
+        super().__init__(reason)
+        self.external_id = external_id
+        self.entity = entity
 
 
 # The sources records come from (WorkRecord.origin, ResearcherRecord.origin, ImportRun.source).
@@ -193,6 +201,14 @@ class TopicRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TopicWithAncestors:
+    """An OpenAlex topic record: the topic, and the ancestors it names (inserted when new)."""
+
+    topic: TopicRecord
+    ancestors: tuple[TopicRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class AuthorRef:
     """A person a byline names. openalex_id or a checksum-valid orcid identifies them (the
     writer finds or creates that researcher); with neither it is a name-only author, who
@@ -332,29 +348,14 @@ class ResearcherRecord:
 @dataclass(frozen=True, slots=True)
 class CvEntryRecord:
     """One entry of a researcher's CV (ORCID employments, educations, distinctions, invited
-    positions, qualifications, services, fundings, memberships). Written by the CV writer that
-    the sources registry names (ingest/sources.py: RECORD_KINDS), into the CV
-    model of researchers. `owner_orcid` is the researcher it belongs to."""
+    positions, qualifications, services, fundings, memberships) and whose it is: `entry` keeps
+    the one shape the CV model's writer takes (researchers.cv_entry.CvEntryData), from the
+    mapper to the database; `owner_orcid` finds the researcher, `source` ("orcid") names the
+    entries it replaces (ingest/orcid/writer.py)."""
 
     owner_orcid: str
-    kind: str
-    origin: str
-    origin_id: str
-    organisation: str = ""
-    role: str = ""
-    department: str = ""
-    city: str = ""
-    region: str = ""
-    country: str = ""
-    start: PartialDate | None = None
-    end: PartialDate | None = None
-    url: str = ""
-    # ('ror', '...'), ('grid', '...'), ('ringgold', '...').
-    organisation_ids: tuple[tuple[str, str], ...] = ()
-    amount: str = ""
-    currency: str = ""
-    display_index: int | None = None
-    source_updated_at: str | None = None
+    source: str
+    entry: CvEntryData
 
 
 @dataclass(frozen=True, slots=True)

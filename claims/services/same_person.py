@@ -1,7 +1,6 @@
 """The name resolver's moderation queue: "possibly the same person" (issue 15, item 7).
 
-- name_resolutions_record: the resolver's recorder (registered in claims.apps with
-  researchers.resolution.decision_recorder_register), called by the import's writer inside its
+- name_resolutions_record: called by the import's writer (ingest.writer.resolver) inside its
   transaction: the reasons of each link (NameLink), and each close call as a candidate pair.
   A pair is proposed once, whatever the order; never between two records with different ORCID
   iDs (two people by their own word).

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from lxml import etree
 
+from ingest.reading import files_with_suffixes
 from ingest.records import MappingError
-from ingest.sources import files_with_suffixes
 
 from .atom import _PARSER, ATOM
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ingest.sources import files_with_suffixes
+from ingest.reading import files_with_suffixes
 
 from .parse import parse_bibtex
 

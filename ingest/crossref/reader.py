@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from ingest.sources import files_with_suffixes
+from ingest.reading import files_with_suffixes
 
 
 def error_record(reason: str) -> bytes:

@@ -22,11 +22,13 @@ from ingest.records import (
     CvEntryRecord,
     ListedWorksRecord,
     MappingError,
+    PartialDate,
     Rejected,
     ResearcherRecord,
     SourceRecord,
     WorkRecord,
 )
+from researchers.cv_entry import CvEntryData
 
 from .parse import OrcidAffiliation, OrcidFunding, OrcidPerson, OrcidRecord, OrcidWorkGroup
 from .reader import read_orcid_payload
@@ -146,24 +148,32 @@ def _organisation_ids(source: str, identifier: str) -> tuple[tuple[str, str], ..
     return ((source.lower(), identifier),) if source and identifier else ()
 
 
+def _date_parts(date: PartialDate | None) -> tuple[int | None, int | None, int | None]:
+    return (date.year, date.month, date.day) if date else (None, None, None)
+
+
 def map_affiliation(affiliation: OrcidAffiliation, orcid: str) -> CvEntryRecord:
     organisation = affiliation.organisation
     return CvEntryRecord(
         owner_orcid=orcid,
-        kind=CV_KINDS.get(affiliation.section, affiliation.section),
-        origin=ORCID,
-        origin_id=f"{orcid}:{affiliation.put_code}",
-        organisation=organisation.name,
-        role=affiliation.role,
-        department=affiliation.department,
-        city=organisation.city,
-        region=organisation.region,
-        country=organisation.country,
-        start=affiliation.start,
-        end=affiliation.end,
-        url=affiliation.url,
-        organisation_ids=_organisation_ids(organisation.identifier_source, organisation.identifier),
-        display_index=affiliation.display_index,
+        source=ORCID,
+        entry=CvEntryData(
+            section=CV_KINDS.get(affiliation.section, affiliation.section),
+            source_key=f"{orcid}:{affiliation.put_code}",
+            organisation=organisation.name,
+            role=affiliation.role,
+            department=affiliation.department,
+            city=organisation.city,
+            region=organisation.region,
+            country=organisation.country,
+            start=_date_parts(affiliation.start),
+            end=_date_parts(affiliation.end),
+            url=affiliation.url,
+            organisation_ids=_organisation_ids(
+                organisation.identifier_source, organisation.identifier
+            ),
+            display_order=affiliation.display_index,
+        ),
     )
 
 
@@ -171,23 +181,25 @@ def map_funding(funding: OrcidFunding, orcid: str) -> CvEntryRecord:
     organisation = funding.organisation
     return CvEntryRecord(
         owner_orcid=orcid,
-        kind="funding",
-        origin=ORCID,
-        origin_id=f"{orcid}:{funding.put_code}",
-        organisation=organisation.name if organisation else "",
-        role=funding.title,
-        city=organisation.city if organisation else "",
-        region=organisation.region if organisation else "",
-        country=organisation.country if organisation else "",
-        start=funding.start,
-        end=funding.end,
-        url=funding.url,
-        organisation_ids=(
-            _organisation_ids(organisation.identifier_source, organisation.identifier)
-            if organisation
-            else ()
+        source=ORCID,
+        entry=CvEntryData(
+            section="funding",
+            source_key=f"{orcid}:{funding.put_code}",
+            organisation=organisation.name if organisation else "",
+            role=funding.title,
+            city=organisation.city if organisation else "",
+            region=organisation.region if organisation else "",
+            country=organisation.country if organisation else "",
+            start=_date_parts(funding.start),
+            end=_date_parts(funding.end),
+            url=funding.url,
+            organisation_ids=(
+                _organisation_ids(organisation.identifier_source, organisation.identifier)
+                if organisation
+                else ()
+            ),
+            display_order=funding.display_index,
         ),
-        display_index=funding.display_index,
     )
 
 

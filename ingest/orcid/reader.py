@@ -184,7 +184,7 @@ class OrcidReader:
     one_record_per_file = True
 
     def files(self, paths: Sequence[str]) -> tuple[list[Path], list[str]]:
-        from ingest.sources import files_with_suffixes
+        from ingest.reading import files_with_suffixes
 
         return files_with_suffixes(paths, (".json", ".xml"))
 

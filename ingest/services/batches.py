@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from functools import partial
+from typing import Any
 
 import psycopg
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -16,7 +17,8 @@ from graph.services import coauthor_bylines_before, coauthor_edges_record_batch
 from ingest.models import ImportChunk, ImportIssue, ImportRun
 from ingest.writer import write_work_references
 
-from ..parsing import ENTITY_HANDLERS, WRITE_ORDER, ParsedBatch, issue_text, parse_batch
+from ..parsing import ParsedBatch, batch_prepare, issue_text
+from ..record_kinds import KINDS, WORKS, WRITE_ORDER
 from .follow_up import researchers_follow_up, researchers_follow_up_defer
 
 logger = logging.getLogger(__name__)
@@ -62,13 +64,13 @@ def batch_write(
     with connection.cursor() as cursor:
         raw_cursor = cursor.cursor  # psycopg's own cursor, for COPY
         for kind in WRITE_ORDER:
-            records = batch.records.get(kind)
+            records = batch.records.get(kind.name)
             if not records:
                 continue
-            write = ENTITY_HANDLERS[kind].write
-            if kind in batch.prepared:
-                write = partial(write, prepared=batch.prepared[kind])
-            if kind == "works":
+            write = kind.write
+            if kind.name in batch.prepared:
+                write = partial(write, prepared=batch.prepared[kind.name])
+            if kind is WORKS:
                 write = partial(write, before_bylines=_bylines_before)
             result = write(raw_cursor, records)
             work_ids |= result.work_ids
@@ -82,7 +84,7 @@ def batch_write(
                     run_id=run_id,
                     severity=ImportIssue.Severity.WARNING,
                     path=path,
-                    entity=kind,
+                    entity=kind.name,
                     external_id=warning.external_id,
                     reason=warning.reason,
                 )
@@ -109,19 +111,22 @@ def _bylines_before(work_ids: list[int]) -> None:
 def _halves(batch: ParsedBatch) -> tuple[ParsedBatch, ParsedBatch]:
     """The batch's records in two halves (in write order), each with what its records need
     prepared; the parse issues go with the first half, so they are stored once."""
-    records = [(kind, record) for kind in WRITE_ORDER for record in batch.records.get(kind, ())]
+    records = _records_in_write_order(batch)
     middle = len(records) // 2
     halves = []
     for part, issues in ((records[:middle], batch.issues), (records[middle:], [])):
         half = ParsedBatch(read=0, issues=list(issues))
         for kind, record in part:
             half.records.setdefault(kind, []).append(record)
-        for kind, kind_records in half.records.items():
-            prepare = ENTITY_HANDLERS[kind].prepare
-            if prepare is not None:
-                half.prepared[kind] = prepare(kind_records)
-        halves.append(half)
+        halves.append(batch_prepare(half))
     return halves[0], halves[1]
+
+
+def _records_in_write_order(batch: ParsedBatch) -> list[tuple[str, Any]]:
+    """(kind name, record) of every record of the batch, in write order."""
+    return [
+        (kind.name, record) for kind in WRITE_ORDER for record in batch.records.get(kind.name, ())
+    ]
 
 
 def batch_write_isolating_refusals(
@@ -139,7 +144,7 @@ def batch_write_isolating_refusals(
     except DATABASE_ERRORS as exc:
         if _is_retryable(exc):
             raise
-        records = [(kind, r) for kind in WRITE_ORDER for r in batch.records.get(kind, ())]
+        records = _records_in_write_order(batch)
         if len(records) > 1:
             first, second = _halves(batch)
             totals = batch_write_isolating_refusals(
@@ -159,7 +164,7 @@ def batch_write_isolating_refusals(
                     run_id=run_id,
                     path=path,
                     entity=kind,
-                    external_id=issue_text(ENTITY_HANDLERS[kind].key(record), 64),
+                    external_id=issue_text(KINDS[kind].key(record), 64),
                     reason=issue_text(f"refused by the database: {reason}"),
                 )
             )
@@ -213,19 +218,15 @@ def import_batch_commit(
     next_line: int,
     next_byte: int | None,
     final: bool,
-    parsed: ParsedBatch | None = None,
+    parsed: ParsedBatch,
 ) -> bool:
     """Commit one batch of a chunk. Returns False when another worker already committed it.
 
     The chunk row is advanced with a compare-and-set on next_line in the same transaction as
     the writes: of two workers that got the same chunk, only one commits each batch.
-    `parsed` is parse_batch(lines) when the caller parsed them already. The follow-up of the
-    researchers the batch touched is deferred to the drain (follow_up.py).
+    `parsed` is what the parser made of lines (ingest.parsing.parse_batch). The follow-up of
+    the researchers the batch touched is deferred to the drain (follow_up.py).
     """
-    if parsed is None:
-        parsed = parse_batch(
-            lines, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id
-        )
     for attempt in range(3):
         try:
             _references_commit(parsed)

@@ -2,7 +2,7 @@
 
 Two steps, nothing written before the second:
 1. bibtex_upload_preview: the file is checked (size, text encoding, entry count), read and
-   mapped by the pipeline's own BibTeX reader and mapper (ingest.source_parsing), and
+   mapped by the pipeline's own BibTeX reader and mapper (ingest.parsing), and
    planned: each entry is new, matches an existing work (which one, and whether it is on the
    record already), or is rejected with the parser's or mapper's reason. The file's text is
    kept server-side (the cache, keyed to the user and the record, for PENDING_SECONDS) under a
@@ -54,6 +54,7 @@ from bzpeer.errors import InvalidRequest, RateLimited, ServiceError
 from bzpeer.users.models import User
 from claims.ratelimit import RateLimited as ClaimsRateLimited
 from claims.ratelimit import rate_limit_check
+from ingest import sources
 from ingest.bibtex.reader import bibtex_records
 from ingest.models import ImportIssue, ImportRun
 from ingest.records import BIBTEX, AuthorshipRecord, WorkRecord
@@ -62,8 +63,7 @@ from publications.models import Authorship, NameOnlyAuthor, Work, WorkSource
 from researchers.models import Researcher
 from researchers.names import normalize_name
 
-from ..parsing import ParsedBatch, issue_text
-from ..source_parsing import parse_source_batch
+from ..parsing import ParsedBatch, issue_text, parse_batch
 from .batches import batch_write_isolating_refusals, run_counts_add
 from .bibtex_claimant import claimant_attach_to_matched, claimant_names, claimant_slot, slot_name
 
@@ -221,7 +221,13 @@ def bibtex_upload_plan(*, researcher: Researcher, text: str, file_name: str) -> 
             f"The file holds {len(raws)} entries; at most {MAX_ENTRIES} can be added at once. "
             "Split it into smaller files."
         )
-    batch = parse_source_batch(enumerate(raws, start=1), source=BIBTEX, path=origin_file, run_id=0)
+    batch = parse_batch(
+        enumerate(raws, start=1),
+        mapper=sources.mapper_of(BIBTEX),
+        source=BIBTEX,
+        path=origin_file,
+        run_id=0,
+    )
     plan = UploadPlan(file_name=PurePath(file_name).name, origin_file=origin_file, batch=batch)
     claimant = claimant_names(researcher)
     kept: list[WorkRecord] = []

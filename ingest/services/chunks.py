@@ -18,8 +18,8 @@ from ingest.models import ImportChunk, ImportRun
 from ingest.openalex import snapshot
 from ingest.records import OPENALEX
 
-from ..parsing import ENTITY_HANDLERS, ParsedBatch, batch_prepare, batches_joined, parse_batch
-from ..source_parsing import parse_source_batch
+from ..parsing import ParsedBatch, batch_prepare, batches_joined, parse_batch
+from ..record_kinds import KINDS
 from .batches import import_batch_commit
 from .runs import import_run_finish_if_complete, import_run_mark_running
 
@@ -75,7 +75,7 @@ def _file_pieces(
 
 def _record_keys(batch: ParsedBatch) -> set[tuple[str, str]]:
     return {
-        (kind, ENTITY_HANDLERS[kind].key(record))
+        (kind, KINDS[kind].key(record))
         for kind, records in batch.records.items()
         for record in records
     }
@@ -97,8 +97,13 @@ def _files_batches(chunk: ImportChunk, *, source: str, batch_size: int) -> Itera
     parts: list[ParsedBatch] = []
     keys: set[tuple[str, str]] = set()
     for piece in _file_pieces(records, batch_size):
-        part = parse_source_batch(
-            piece, source=source, path=chunk.path, run_id=chunk.run_id, prepare=False
+        part = parse_batch(
+            piece,
+            mapper=sources.mapper_of(source),
+            source=source,
+            path=chunk.path,
+            run_id=chunk.run_id,
+            prepare=False,
         )
         part_keys = _record_keys(part)
         if lines and (len(lines) + len(piece) > batch_size or not keys.isdisjoint(part_keys)):
@@ -120,16 +125,12 @@ def _chunk_batches(chunk: ImportChunk, *, batch_size: int) -> Iterator[_ChunkBat
         yield from _files_batches(chunk, source=source, batch_size=batch_size)
         return
     lines = _chunk_lines(chunk, source)
+    mapper = sources.mapper_of(source, entity=chunk.entity or None)
 
     def parsed(batch: list[tuple[int, bytes]], next_line: int, next_byte: int | None, final: bool):  # noqa: ANN202
-        if source == OPENALEX:
-            parsed_batch = parse_batch(
-                batch, entity=chunk.entity or None, path=chunk.path, run_id=chunk.run_id
-            )
-        else:
-            parsed_batch = parse_source_batch(
-                batch, source=source, path=chunk.path, run_id=chunk.run_id
-            )
+        parsed_batch = parse_batch(
+            batch, mapper=mapper, source=source, path=chunk.path, run_id=chunk.run_id
+        )
         return _ChunkBatch(batch, parsed_batch, next_line, next_byte, final)
 
     batch: list[tuple[int, bytes]] = []

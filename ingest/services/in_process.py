@@ -16,7 +16,7 @@ from ingest import sources
 from ingest.models import ImportChunk, ImportRun
 
 from ..parsing import parse_batch
-from ..source_parsing import parse_source_batch
+from ..records import OPENALEX
 from .batches import batch_write_isolating_refusals, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
 from .follow_up import researchers_follow_up_drain
@@ -64,7 +64,13 @@ def import_query_process(
         for record in page:
             line_number += 1
             lines.append((line_number, orjson.dumps(record)))
-        parsed = parse_batch(lines, entity="works", path=f"openalex api: {query}", run_id=run_id)
+        parsed = parse_batch(
+            lines,
+            mapper=sources.mapper_of(OPENALEX, entity="works"),
+            source=OPENALEX,
+            path=f"openalex api: {query}",
+            run_id=run_id,
+        )
         with transaction.atomic():
             totals = batch_write_isolating_refusals(
                 parsed, run_id=run_id, path=f"openalex api: {query}"
@@ -100,7 +106,9 @@ def import_fetch_process(
     batch: list[tuple[int, Any]] = []
 
     def write(batch: list[tuple[int, Any]]) -> None:
-        parsed = parse_source_batch(batch, source=source, path=path[:1000], run_id=run_id)
+        parsed = parse_batch(
+            batch, mapper=sources.mapper_of(source), source=source, path=path[:1000], run_id=run_id
+        )
         with transaction.atomic():
             totals = batch_write_isolating_refusals(parsed, run_id=run_id, path=path[:1000])
             run_counts_add(run_id, read=parsed.read, totals=totals, chunk_finished=False)

@@ -17,7 +17,7 @@ from ingest.models import ImportChunk, ImportRun
 from ingest.openalex import snapshot
 from ingest.records import OPENALEX
 
-from ..parsing import WRITE_ORDER
+from ..record_kinds import KINDS, WRITE_ORDER
 from .merged_ids import openalex_merges_apply_for_run
 
 
@@ -31,7 +31,7 @@ def import_run_create(
     # Referenced entities first, so works find their authors and venues already complete.
     plans.sort(
         key=lambda plan: (
-            WRITE_ORDER.index(plan.entity) if plan.entity in WRITE_ORDER else 9,
+            WRITE_ORDER.index(KINDS[plan.entity]) if plan.entity in KINDS else 9,
             str(plan.path),
         )
     )

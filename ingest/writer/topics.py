@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..records import TopicRecord, content_hash
+from ..records import TopicRecord, TopicWithAncestors, content_hash
 from .staging import Column, Cursor, UpsertTable, WriteResult, stage_and_upsert, stage_rows
 
 _TOPIC_COLUMNS = [
@@ -75,16 +75,17 @@ def upsert_topic_refs(cursor: Cursor, topics: Iterable[TopicRecord]) -> None:
     _link_topic_parents(cursor, "stage_topic_ref")
 
 
-def write_topics(
-    cursor: Cursor, records: Sequence[tuple[TopicRecord, tuple[TopicRecord, ...]]]
-) -> WriteResult:
+def write_topics(cursor: Cursor, records: Sequence[TopicWithAncestors]) -> WriteResult:
     """Upsert topics, each given with its ancestors (which are inserted when new)."""
     result = WriteResult()
-    upsert_topic_refs(cursor, (ancestor for _, ancestors in records for ancestor in ancestors))
+    upsert_topic_refs(cursor, (ancestor for r in records for ancestor in r.ancestors))
     stage_and_upsert(
         cursor,
         _TOPICS,
-        [_topic_row(t, hashed=content_hash(t), updated_at=t.source_updated_at) for t, _ in records],
+        [
+            _topic_row(r.topic, hashed=content_hash(r.topic), updated_at=r.topic.source_updated_at)
+            for r in records
+        ],
         result,
     )
     _link_topic_parents(cursor, "stage_topic")

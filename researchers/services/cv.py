@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from .. import page_cache
+from ..cv_entry import CvEntryData
 from ..models import CVEntry, CvSection
 
 _COLUMNS = (
@@ -39,28 +40,6 @@ _COLUMNS = (
     ("display_order", "integer"),
 )
 _SECTIONS = frozenset(CvSection.values)
-
-
-@dataclass(frozen=True, slots=True)
-class CvEntryData:
-    """One entry as a source states it. Dates are (year, month, day) with None for what the
-    source did not give; source_key is the source's stable id of the entry (ORCID put-code)."""
-
-    section: str
-    source_key: str
-    organisation: str = ""
-    role: str = ""
-    department: str = ""
-    city: str = ""
-    region: str = ""
-    country: str = ""
-    start: tuple[int | None, int | None, int | None] = (None, None, None)
-    end: tuple[int | None, int | None, int | None] = (None, None, None)
-    url: str = ""
-    organisation_ids: tuple[tuple[str, str], ...] = ()
-    amount: str = ""
-    currency: str = ""
-    display_order: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ import pytest
 from ingest.orcid.mapper import map_record
 from ingest.orcid.reader import READER
 from ingest.orcid.writer import write_cv_entries
-from ingest.records import CvEntryRecord, PartialDate
+from ingest.records import CvEntryRecord
 from researchers.models import CVEntry, Researcher
 from researchers.services import CvEntryData, cv_entries_replace_for_source, cv_entry_hidden_set
 
@@ -32,21 +32,21 @@ def test_the_v2_record_gives_employments_and_educations_with_their_precision(tes
         if isinstance(r, CvEntryRecord)
     ]
 
-    kinds = sorted(e.kind for e in entries)
+    kinds = sorted(e.entry.section for e in entries)
     assert (
         kinds.count("employment") == 4
         and kinds.count("education") == 3
         and kinds.count("funding") == 3
     )
-    enveda = next(e for e in entries if e.origin_id == "0000-0003-4423-4370:11243167")
+    enveda = next(e.entry for e in entries if e.entry.source_key == "0000-0003-4423-4370:11243167")
     assert (enveda.organisation, enveda.role, enveda.city, enveda.country) == (
         "Enveda Biosciences",
         "Computational Biologist",
         "Bonn",
         "DE",
     )
-    assert (enveda.start, enveda.end) == (PartialDate(2020, 1), PartialDate(2020, 10))
-    harvard = next(e for e in entries if e.origin_id == "0000-0003-4423-4370:14207397")
+    assert (enveda.start, enveda.end) == ((2020, 1, None), (2020, 10, None))
+    harvard = next(e.entry for e in entries if e.entry.source_key == "0000-0003-4423-4370:14207397")
     assert harvard.organisation_ids == (("ringgold", "1811"),)
     assert harvard.department == "Laboratory of Systems Pharmacology"
 
@@ -117,9 +117,8 @@ def test_an_unknown_section_is_refused_and_an_owner_without_researcher_is_a_warn
             [
                 CvEntryRecord(
                     owner_orcid="0000-0002-1825-0097",
-                    kind="employment",
-                    origin="orcid",
-                    origin_id="0000-0002-1825-0097:1",
+                    source="orcid",
+                    entry=CvEntryData(section="employment", source_key="0000-0002-1825-0097:1"),
                 )
             ],
         )

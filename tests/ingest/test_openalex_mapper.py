@@ -174,7 +174,8 @@ def test_an_institution_gets_its_email_domain_from_its_homepage(testdata_dir):
 
 
 def test_a_topic_maps_with_its_hierarchy(testdata_dir):
-    topic, ancestors = mapper.map_topic(_load(testdata_dir, "api/topics/bv_T11636.json"))
+    mapped = mapper.map_topic(_load(testdata_dir, "api/topics/bv_T11636.json"))
+    topic, ancestors = mapped.topic, mapped.ancestors
 
     assert (topic.external_id, topic.name) == (
         "T11636",

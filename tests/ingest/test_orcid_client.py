@@ -72,7 +72,7 @@ def test_an_orcid_id_gives_the_researcher_the_cv_and_the_works_with_their_detail
     (researcher,) = [r for r in records if isinstance(r, ResearcherRecord)]
     assert researcher.orcid == KBASE_ORCID
     cv = [r for r in records if isinstance(r, CvEntryRecord)]
-    assert len([c for c in cv if c.kind == "employment"]) == 2
+    assert len([c for c in cv if c.entry.section == "employment"]) == 2
     assert all(c.owner_orcid == KBASE_ORCID for c in cv)
     works = [r for r in records if isinstance(r, WorkRecord)]
     assert len(works) == len(groups) == 6

@@ -16,6 +16,7 @@ from ingest.records import (
     ResearcherRecord,
     SourceRecord,
     TopicRecord,
+    TopicWithAncestors,
 )
 
 from .fields import (
@@ -220,9 +221,11 @@ def map_source(obj: object) -> SourceRecord:
     )
 
 
-def map_topic(obj: object) -> tuple[TopicRecord, tuple[TopicRecord, ...]]:
+def map_topic(obj: object) -> TopicWithAncestors:
     topic = require_object(obj)
     if not typed_field(topic, "display_name", str, "").strip():
         raise MappingError("topic has no display_name")
     record, ancestors = topic_with_ancestors(topic)
-    return dataclasses.replace(record, source_updated_at=source_updated_at(topic)), ancestors
+    return TopicWithAncestors(
+        dataclasses.replace(record, source_updated_at=source_updated_at(topic)), ancestors
+    )

@@ -30,7 +30,7 @@ migrate: services install
 
 demo: migrate
 	$(MANAGE) collectstatic --noinput --verbosity 0
-	$(MANAGE) import_openalex demo/openalex --sync
+	$(MANAGE) import openalex demo/openalex --sync
 	$(MANAGE) demo_admin --email "$(DEMO_ADMIN_EMAIL)" --password "$(DEMO_ADMIN_PASSWORD)"
 
 run: demo

@@ -68,3 +68,62 @@ class NotificationPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.category} {self.delivery}"
+
+
+class DigestPeriod(models.TextChoices):
+    DAILY = "daily", "Daily"
+    WEEKLY = "weekly", "Weekly"
+
+
+class DigestDelivery(models.Model):
+    """One user's email digest of one period: the exactly-once record
+    (notifications.services.deliveries).
+
+    `period_key` names the period in the user's time zone (the local date of a daily digest,
+    the ISO week of a weekly one: "2026-11-30", "2026-W49"); the unique constraint makes a
+    second digest of the same period impossible, however many runs plan it. A run claims the
+    row (`claimed_at`) before computing and sending, and sets `finished_at` right after; a row
+    claimed and not finished for longer than settings.FEED_DIGEST_LEASE_SECONDS belongs to a
+    run that died and is taken over by the next. The window (`window_start`, `window_end`] of
+    arrivals is fixed when the row is planned, so a retried row sends the same works, and the
+    next digest starts where this one ended.
+
+    The table is still feed_digestdelivery: the model moved here from the feed app
+    (migrations feed 0004 and notifications 0003 moved it in Django's state only).
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="digest_deliveries"
+    )
+    period = models.CharField(max_length=10, choices=DigestPeriod.choices)
+    period_key = models.CharField(max_length=10)
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    created_at = models.DateTimeField()
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Whether an email went out (False: nothing new, no address, or turned off meanwhile), and
+    # the number of works in the window (the email lists at most 50 of them).
+    emailed = models.BooleanField(default=False, db_default=False)
+    works_count = models.PositiveIntegerField(default=0, db_default=0)
+
+    class Meta:
+        db_table = "feed_digestdelivery"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "period", "period_key"], name="digest_delivery_once"
+            )
+        ]
+        indexes = [
+            # The previous digest's end, where the next window starts.
+            models.Index(fields=["user", "window_end"], name="digest_delivery_user_end_idx"),
+            # The rows still to send: few, whatever the table's size.
+            models.Index(
+                fields=["period", "id"],
+                name="digest_delivery_pending_idx",
+                condition=models.Q(finished_at__isnull=True),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.period} digest {self.period_key} of user {self.user_id}"

@@ -19,8 +19,8 @@ from django.conf import settings
 from django.db import connection
 
 from bzpeer.users.models import User
-from feed.models import DigestDelivery
 from notifications.kinds import Delivery
+from notifications.models import DigestDelivery
 from publications.selectors import LISTED_AUTHORS
 
 # The digest's delivery for the user `u` (users_user) who never chose one: weekly when they

@@ -51,7 +51,6 @@ from django.core import mail
 from django.db import DatabaseError, connection
 
 from bzpeer.users.models import User
-from feed.models import DigestDelivery, DigestPeriod
 from feed.selectors import (
     DEFAULT_DELIVERY_SQL,
     DigestWindowRequest,
@@ -60,7 +59,7 @@ from feed.selectors import (
     digest_works_listed,
 )
 from notifications.kinds import NotificationCategory
-from notifications.models import NotificationPreference
+from notifications.models import DigestDelivery, DigestPeriod, NotificationPreference
 from notifications.services.emails import can_email
 
 from .digest_emails import DigestFooters, DigestListing, digest_email_build

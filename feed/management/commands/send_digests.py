@@ -16,8 +16,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from feed import services
-from feed.models import DigestPeriod
 from feed.tasks import digests_fan_out
+from notifications.models import DigestPeriod
 
 
 def _clock(value: str | None) -> datetime:

@@ -126,11 +126,14 @@ WHERE category = %(category)s AND finished_at IS NOT NULL
   AND window_end < %(clock)s::timestamptz - %(keep)s::interval
 """
 
+# The claim's time is the clock's, not the transaction's (now()): it is also the run's token,
+# which its finish and release must match, so a run that lost its rows to a take-over (it
+# outlived the lease) finishes or releases nothing of the run that holds them now.
 _CLAIM_SQL = f"""
-UPDATE {_TABLE} SET claimed_at = now()
+UPDATE {_TABLE} SET claimed_at = (SELECT clock_timestamp())
 WHERE id = ANY(%(ids)s) AND category = %(category)s AND finished_at IS NULL
   AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => %(lease)s))
-RETURNING id, user_id, period, window_start, window_end
+RETURNING id, user_id, period, window_start, window_end, claimed_at
 """
 
 # The daily digest of notifications claims its rows and, in the same statement, binds to each
@@ -145,33 +148,42 @@ bound AS (
     WHERE n.user_id = c.user_id AND n.email_delivery = '{_DAILY}' AND n.emailed_at IS NULL
       AND n.digest_delivery_id IS NULL AND n.created_at <= c.window_end
 )
-SELECT id, user_id, period, window_start, window_end FROM claimed
+SELECT id, user_id, period, window_start, window_end, claimed_at FROM claimed
 """
 
-_FINISH_SQL = f"""
-UPDATE {_TABLE} SET finished_at = now(), emailed = %(emailed)s, items_count = %(items)s
-WHERE id = ANY(%(ids)s)
+_FINISHED_CTE = f"""
+WITH finished AS (
+    UPDATE {_TABLE} SET finished_at = now(), emailed = %(emailed)s, items_count = %(items)s
+    WHERE id = ANY(%(ids)s) AND claimed_at = %(claimed_at)s AND finished_at IS NULL
+    RETURNING id
+)"""
+
+_FINISH_SQL = f"""{_FINISHED_CTE}
+SELECT count(*) FROM finished
 """
 
 # The notifications' digest finishes its delivery and marks what it carried emailed in one
 # statement (one commit). Unsent, it unbinds them instead: they wait for the next digest.
-_FINISH_SENT_NOTIFICATIONS_SQL = f"""
-WITH marked AS (
+# Either only for the rows this run still held.
+_FINISH_SENT_NOTIFICATIONS_SQL = f"""{_FINISHED_CTE},
+marked AS (
     UPDATE {_NOTIFICATIONS} SET emailed_at = now()
-    WHERE digest_delivery_id = ANY(%(ids)s) AND emailed_at IS NULL AND email_delivery = '{_DAILY}'
+    WHERE digest_delivery_id IN (SELECT id FROM finished) AND emailed_at IS NULL
+      AND email_delivery = '{_DAILY}'
 )
-{_FINISH_SQL}
+SELECT count(*) FROM finished
 """
-_FINISH_UNSENT_NOTIFICATIONS_SQL = f"""
-WITH unbound AS (
+_FINISH_UNSENT_NOTIFICATIONS_SQL = f"""{_FINISHED_CTE},
+unbound AS (
     UPDATE {_NOTIFICATIONS} SET digest_delivery_id = NULL
-    WHERE digest_delivery_id = ANY(%(ids)s) AND emailed_at IS NULL
+    WHERE digest_delivery_id IN (SELECT id FROM finished) AND emailed_at IS NULL
 )
-{_FINISH_SQL}
+SELECT count(*) FROM finished
 """
 
 _RELEASE_SQL = f"""
-UPDATE {_TABLE} SET claimed_at = NULL WHERE id = ANY(%(ids)s) AND finished_at IS NULL
+UPDATE {_TABLE} SET claimed_at = NULL
+WHERE id = ANY(%(ids)s) AND claimed_at = %(claimed_at)s AND finished_at IS NULL
 """
 
 
@@ -308,6 +320,7 @@ class DigestRun:
         self._emailed = 0
         self._items = 0
         self._cursor: Any = None
+        self._claimed_at: datetime | None = None
         # Opened at the first send (a chunk with nothing to send never connects), then kept
         # for the chunk's every email.
         self._mail = mail.get_connection()
@@ -335,6 +348,8 @@ class DigestRun:
         )
         claimed = self._cursor.fetchall()
         self._claimed = len(claimed)
+        # One statement, one (SELECT clock_timestamp()): every row of the chunk has the same.
+        self._claimed_at = claimed[0][5] if claimed else None
         self._unfinished = {row[0] for row in claimed}
         user_ids = [row[1] for row in claimed]
         users = User.objects.in_bulk(user_ids)
@@ -348,7 +363,7 @@ class DigestRun:
                     user_id__in=user_ids, category=self.category
                 ).values_list("user_id", "delivery")
             )
-        for delivery_id, user_id, period, window_start, window_end in claimed:
+        for delivery_id, user_id, period, window_start, window_end, _claimed_at in claimed:
             user = users.get(user_id)
             if user is None or not can_email(user) or chosen.get(user_id, period) != period:
                 self._empty.append(delivery_id)
@@ -385,7 +400,10 @@ class DigestRun:
             )
         else:
             statement = _FINISH_SQL
-        self._cursor.execute(statement, {"ids": ids, "emailed": emailed, "items": items})
+        self._cursor.execute(
+            statement,
+            {"ids": ids, "emailed": emailed, "items": items, "claimed_at": self._claimed_at},
+        )
         self._unfinished.difference_update(ids)
 
     @property
@@ -412,7 +430,9 @@ class DigestRun:
                 return
             # Whatever was not sent goes back for the next attempt (a retry, or the next run).
             self._finish([pk for pk in self._empty if pk in self._unfinished], emailed=False)
-            self._cursor.execute(_RELEASE_SQL, {"ids": sorted(self._unfinished)})
+            self._cursor.execute(
+                _RELEASE_SQL, {"ids": sorted(self._unfinished), "claimed_at": self._claimed_at}
+            )
             logger.exception(
                 "%s digest chunk failed; %s deliveries released",
                 self.category,

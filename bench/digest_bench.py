@@ -316,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with psycopg.connect(url, autocommit=True) as raw:
         works_listed = raw.execute(
-            "SELECT avg(least(works_count, 50)), max(works_count), sum(works_count)"
+            "SELECT avg(least(items_count, 50)), max(items_count), sum(items_count)"
             " FROM feed_digestdelivery WHERE emailed"
         ).fetchone()
     users = len(pending)

@@ -36,6 +36,8 @@ class NotificationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "read_at",
         "email_delivery",
         "emailed_at",
+        # The daily digest that carried it (empty once that delivery was pruned).
+        "digest_delivery",
     )
     # Staff holding the model's delete permission may still delete a notification.
     deletable_by = "delete permission"

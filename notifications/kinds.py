@@ -39,7 +39,8 @@ DELIVERIES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
         category: (Delivery.IMMEDIATELY, Delivery.DAILY, Delivery.OFF)
         for category in NotificationCategory.values
     },
-    # One email a day or a week (feed.services.digests sends it), or none.
+    # One email a day or a week (feed.services.digests builds it, notifications.services.deliveries
+    # sends it), or none.
     NotificationCategory.DIGEST: (Delivery.OFF, Delivery.DAILY, Delivery.WEEKLY),
 }
 

@@ -1,7 +1,8 @@
 """Email throughput for /metrics (bzpeer.metrics asks this at each scrape): notifications
 emailed, by delivery (immediately, or in the daily digest), counted from the database so the
 mail workers of every machine count. rate(bzpeer_notification_emails_total[1h]) is the
-sending rate; the digest backlog is what the daily run still has to send.
+sending rate; the digest backlog is what the daily run still has to send, and the unfinished
+digest deliveries (both digests, by digest) what their runs still have to send or hold.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from django.db.models import Count, Q
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from .models import Notification
+from .models import DigestDelivery, Notification
 
 
 class EmailThroughputCollector(Collector):
@@ -41,3 +42,17 @@ class EmailThroughputCollector(Collector):
         )
         due.add_metric([], backlog)
         yield due
+        # Partial index digest_delivery_pending_idx: only unfinished rows.
+        unfinished = (
+            DigestDelivery.objects.filter(finished_at__isnull=True)
+            .values_list("category")
+            .annotate(n=Count("id"))
+        )
+        deliveries = GaugeMetricFamily(
+            "bzpeer_digest_deliveries_unfinished",
+            "Digest deliveries planned and not finished (to send, or held by a run), by digest.",
+            labels=["digest"],
+        )
+        for category, count in unfinished:
+            deliveries.add_metric([category], count)
+        yield deliveries

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.conf import settings
+from django.db import connection
 
 from bzpeer.users.models import User
 
@@ -17,7 +18,7 @@ from .kinds import (
     Delivery,
     category_label,
 )
-from .models import Notification, NotificationPreference
+from .models import DigestDelivery, Notification, NotificationPreference
 from .tokens import unsubscribe_token_read
 
 
@@ -59,14 +60,33 @@ def unread_notifications_count(user: User) -> int:
     return Notification.objects.filter(user=user, read_at__isnull=True).count()
 
 
-def users_with_digest_due() -> QuerySet[User]:
-    """Users with at least one notification waiting for the daily digest (the partial index
-    notification_digest_due_idx makes this cheap)."""
-    return User.objects.filter(
-        pk__in=Notification.objects.filter(
-            email_delivery=Delivery.DAILY, emailed_at__isnull=True
-        ).values("user_id")
-    ).order_by("pk")
+def digest_deliveries_pending(
+    *, category: str, period: str | None = None, user_id: int | None = None
+) -> list[int]:
+    """Ids of the deliveries of the digest `category` (of one period, of one user, or all)
+    still to send, oldest first: never claimed, or claimed longer than the lease ago by a run
+    that did not finish them (it died). The partial index digest_delivery_pending_idx holds
+    only unfinished rows."""
+    conditions = ["category = %(category)s", "finished_at IS NULL"]
+    if period is not None:
+        conditions.append("period = %(period)s")
+    if user_id is not None:
+        conditions.append("user_id = %(user_id)s")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {DigestDelivery._meta.db_table}"  # noqa: S608
+            f" WHERE {' AND '.join(conditions)}"
+            "   AND (claimed_at IS NULL"
+            "        OR claimed_at < now() - make_interval(secs => %(lease)s))"
+            " ORDER BY id",
+            {
+                "category": category,
+                "period": period,
+                "user_id": user_id,
+                "lease": settings.DIGEST_LEASE_SECONDS,
+            },
+        )
+        return [row[0] for row in cursor.fetchall()]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Celery tasks of notifications: thin, they take ids and call notifications.services.
 
-Each is safe to run twice: an email is claimed by a conditional UPDATE of emailed_at before it
-is sent, so a task delivered again, or two digest runs at once, never send an item twice.
+Each is safe to run twice: an immediate email is claimed by a conditional UPDATE of emailed_at
+before it is sent, and a daily digest is a delivery claimed the same way
+(notifications.services.deliveries), so a task delivered again, or two digest runs at once,
+never send an item twice.
 """
 
 from __future__ import annotations
@@ -10,8 +12,7 @@ import logging
 import smtplib
 
 from celery import shared_task
-
-from notifications.selectors import users_with_digest_due
+from django.utils import timezone
 
 # Modules, not names: the services queue these tasks and import this module, so whichever of
 # the two is imported first finds the other half-built; attributes are read at call time.
@@ -36,6 +37,8 @@ def notification_email_send(notification_id: int) -> None:
         logger.info("notification %s: no email (gone, sent, or not wanted now)", notification_id)
 
 
+# One user's digest of today (and any of theirs a dead run left behind); the daily run queues
+# chunks instead (notification_digest_deliveries_send).
 @shared_task(
     name="notifications.tasks.notification_digest_send",
     autoretry_for=_MAIL_ERRORS,
@@ -47,13 +50,23 @@ def notification_digest_send(user_id: int) -> None:
     digest_services.notification_digest_send(user_id=user_id)
 
 
-# Daily, by beat: one task per user with something waiting, so one slow mailbox holds up
-# nobody else. Listing ids is quick (a partial index); five minutes is ample.
+# Five minutes: a chunk of 500 users is seconds of work even through a slow mail server, and
+# the limit must stay under the claim's lease (settings.DIGEST_LEASE_SECONDS, 15 minutes) so
+# that no other run takes over deliveries a live task still holds. A failed chunk released its
+# unsent deliveries before the retry.
+@shared_task(
+    name="notifications.tasks.notification_digest_deliveries_send",
+    autoretry_for=_MAIL_ERRORS,
+    retry_backoff=True,
+    max_retries=5,
+    time_limit=5 * 60,
+)
+def notification_digest_deliveries_send(delivery_ids: list[int]) -> int:
+    return digest_services.notification_digest_deliveries_send(delivery_ids=delivery_ids).emailed
+
+
+# Daily, by beat: records the day's deliveries (one INSERT ... SELECT over a partial index) and
+# queues one task per chunk after commit; five minutes is ample.
 @shared_task(name="notifications.tasks.notification_digests_queue", time_limit=5 * 60)
 def notification_digests_queue() -> int:
-    queued = 0
-    for user_id in users_with_digest_due().values_list("pk", flat=True).iterator():
-        notification_digest_send.delay(user_id)
-        queued += 1
-    logger.info("daily notification digests queued for %s users", queued)
-    return queued
+    return digest_services.notification_digests_queue(clock=timezone.now())

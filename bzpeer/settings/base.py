@@ -259,13 +259,19 @@ CLAIMS_VOUCHES_NEEDED = env.int("CLAIMS_VOUCHES_NEEDED", default=2)
 # level; counted from the invitations table (collaboration.services.quotas), not a cache.
 INVITATIONS_PER_DAY_L3 = env.int("INVITATIONS_PER_DAY_L3", default=10)
 INVITATIONS_PER_DAY_L4 = env.int("INVITATIONS_PER_DAY_L4", default=25)
-# The feed's email digests (feed.services.digests): users per chunk (one task each), and how long
-# a claimed chunk stays with the run that claimed it before the next run may take it over (the
-# claimer died part way). Longer than a chunk's task may run (its time limit, 5 minutes).
-FEED_DIGEST_CHUNK_SIZE = env.int("FEED_DIGEST_CHUNK_SIZE", default=500)
-FEED_DIGEST_LEASE_SECONDS = env.int("FEED_DIGEST_LEASE_SECONDS", default=15 * 60)
-if FEED_DIGEST_CHUNK_SIZE < 1 or FEED_DIGEST_LEASE_SECONDS < 1:
-    raise ImproperlyConfigured("FEED_DIGEST_CHUNK_SIZE and FEED_DIGEST_LEASE_SECONDS must be >= 1.")
+# Both email digests (the daily digest of notifications and the feed's digests of new works) go
+# through notifications.services.deliveries: users per chunk (one task each), and how long a
+# claimed chunk stays with the run that claimed it before the next run may take it over (the
+# claimer died part way). Longer than a chunk's task may run (its time limit, 5 minutes). The
+# variables' former names, FEED_DIGEST_CHUNK_SIZE and FEED_DIGEST_LEASE_SECONDS, still work.
+DIGEST_CHUNK_SIZE = env.int(
+    "DIGEST_CHUNK_SIZE", default=env.int("FEED_DIGEST_CHUNK_SIZE", default=500)
+)
+DIGEST_LEASE_SECONDS = env.int(
+    "DIGEST_LEASE_SECONDS", default=env.int("FEED_DIGEST_LEASE_SECONDS", default=15 * 60)
+)
+if DIGEST_CHUNK_SIZE < 1 or DIGEST_LEASE_SECONDS < 1:
+    raise ImproperlyConfigured("DIGEST_CHUNK_SIZE and DIGEST_LEASE_SECONDS must be >= 1.")
 # Decision notifications go to the claimant in the app and by email (a Celery task).
 NOTIFICATIONS_EMAIL_ENABLED = env.bool("NOTIFICATIONS_EMAIL_ENABLED", default=True)
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
@@ -387,14 +393,15 @@ CELERY_BEAT_SCHEDULE = {
         "task": "claims.tasks.researchers_trust_refresh_claimed",
         "schedule": 24 * 60 * 60,
     },
-    # The daily digest of notifications whose delivery is "daily" (one email per user; each
-    # item is claimed before sending, so an overlapping or repeated run sends nothing twice).
+    # The daily digest of notifications whose delivery is "daily" (one email per user and day,
+    # a digest delivery as the feed's: an overlapping or repeated run sends nothing twice).
     "notifications-daily-digest": {
         "task": "notifications.tasks.notification_digests_queue",
         "schedule": crontab(hour=7, minute=0),
     },
     # The feed's email digests due this hour (08:00 in each user's time zone; weekly ones on
-    # Mondays): planned once per user and period, then sent by chunk tasks (feed.tasks).
+    # Mondays): planned once per user and period, then sent by chunk tasks (feed.tasks), through
+    # the digest deliveries of notifications.services.deliveries.
     "feed-digests-daily": {
         "task": "feed.tasks.digests_send",
         "schedule": crontab(minute=0),
@@ -431,7 +438,9 @@ CELERY_QUEUES_BY_WORKLOAD = {
     "mail": MAIL_QUEUE,
 }
 CELERY_TASK_QUEUES = [Queue(name) for name in dict.fromkeys(CELERY_QUEUES_BY_WORKLOAD.values())]
-# By task name; a task not matched here goes to the default queue.
+# By task name; a task not matched here goes to the default queue. The digests' chunk tasks
+# (notifications.tasks.notification_digest_deliveries_send, feed.tasks.digest_deliveries_send)
+# stay there: up to 500 emails each, they would hold up the one-email tasks of the mail queue.
 CELERY_TASK_ROUTES = {
     "ingest.tasks.*": {"queue": IMPORTS_QUEUE},
     "graph.tasks.*": {"queue": GRAPH_QUEUE},

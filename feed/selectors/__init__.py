@@ -4,8 +4,8 @@
 - follows: a user's follows of topics and institutions
 - atom:    the works the Atom feeds list
 - digests: the windows of a chunk of users' feeds their digests list (one statement per
-           chunk), what a digest shows of each work, the digest's default choice, the
-           deliveries still to send
+           chunk), what a digest shows of each work, the digest's default choice (the
+           deliveries still to send are notifications.selectors.digest_deliveries_pending)
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from .digests import (
     DigestWindows,
     DigestWork,
     digest_default_delivery,
-    digest_deliveries_pending,
     digest_windows,
     digest_works_listed,
 )
@@ -62,7 +61,6 @@ __all__ = [
     "cursor_decode",
     "cursor_encode",
     "digest_default_delivery",
-    "digest_deliveries_pending",
     "digest_windows",
     "digest_works_listed",
     "feed_new_count",

@@ -1,11 +1,12 @@
 """Reads of the email digests: the windows of a chunk of users' feeds that their digests list
-(one statement for the chunk), what a digest shows of each work (once per chunk), a user's
-default choice, and the deliveries still to send.
+(one statement for the chunk), what a digest shows of each work (once per chunk), and a user's
+default choice.
 
-Who is due in an hour is selected and recorded in one statement by
-feed.services.digests.digests_plan (an INSERT ... SELECT); its default-delivery rule is the SQL
-fragment below, the same one digest_default_delivery runs for one user, so the preferences page
-and the selection cannot disagree.
+Who is due in an hour is selected and recorded in one statement by notifications' digest
+deliveries (notifications.services.deliveries.digest_deliveries_plan_by_preference, an
+INSERT ... SELECT), to which feed.services.digests.digests_plan gives the default-delivery rule
+as the SQL fragment below, the same one digest_default_delivery runs for one user, so the
+preferences page and the selection cannot disagree.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import connection
 
 from bzpeer.users.models import User
-from feed.models import DigestDelivery
 from notifications.kinds import Delivery
 from publications.selectors import LISTED_AUTHORS
 
@@ -44,21 +43,6 @@ def digest_default_delivery(user: User) -> str:
         )
         row = cursor.fetchone()
     return str(row[0]) if row else Delivery.OFF.value
-
-
-def digest_deliveries_pending(*, period: str) -> list[int]:
-    """Ids of the deliveries of `period` still to send, oldest first: never claimed, or claimed
-    longer than the lease ago by a run that did not finish them (it died). The partial index
-    digest_delivery_pending_idx holds only unfinished rows."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id FROM {DigestDelivery._meta.db_table}"  # noqa: S608
-            " WHERE period = %s AND finished_at IS NULL"
-            "   AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => %s))"
-            " ORDER BY id",
-            [period, settings.FEED_DIGEST_LEASE_SECONDS],
-        )
-        return [row[0] for row in cursor.fetchall()]
 
 
 # --- The digests of a chunk of users, set-based ---------------------------------------------

@@ -1,8 +1,10 @@
 """Writes of the feed app.
 
 - follows: follows of researchers, topics and institutions, mutes, the read watermark
-- digests: the email digests, planned and sent exactly once (digests_plan,
-           digest_deliveries_send); digest_emails builds the email
+- digests: the email digests' content (what arrived in each window) and their runs
+           (digests_plan, digests_queue, digest_deliveries_send), planned, claimed, sent and
+           finished once per user and period by notifications' digest deliveries;
+           digest_emails builds the email
 """
 
 from __future__ import annotations
@@ -10,19 +12,23 @@ from __future__ import annotations
 from .digests import (
     DigestChunkOutcome,
     DigestPlan,
+    DigestsQueued,
     digest_chunks,
     digest_deliveries_send,
     digests_plan,
+    digests_queue,
 )
 from .follows import Followable, feed_mark_read, follow_create, follow_delete, follow_mute_set
 
 __all__ = [
     "DigestChunkOutcome",
     "DigestPlan",
+    "DigestsQueued",
     "Followable",
     "digest_chunks",
     "digest_deliveries_send",
     "digests_plan",
+    "digests_queue",
     "feed_mark_read",
     "follow_create",
     "follow_delete",

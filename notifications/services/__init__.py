@@ -4,12 +4,29 @@
                  notifications_mark_read, notification_email_deliver (the immediate email)
 - preferences:   a user's delivery per category; one-click unsubscribe
 - emails:        optional emails with List-Id and RFC 8058 unsubscribe headers
-- digest:        the daily digest of DAILY notifications, each sent at most once
+- deliveries:    digest deliveries, the one mechanism of both email digests (this app's daily
+                 digest and the feed's): planned, claimed under a lease, sent and finished
+                 once per user and period
+- digest:        the daily digest of DAILY notifications, a digest delivery per user and day
 """
 
 from __future__ import annotations
 
-from .digest import notification_digest_send
+from .deliveries import (
+    ClaimedDelivery,
+    DeliveryPlan,
+    DigestChunkOutcome,
+    DigestRun,
+    digest_chunks,
+    digest_deliveries_claimed,
+    digest_deliveries_plan_by_preference,
+)
+from .digest import (
+    notification_digest_deliveries_send,
+    notification_digest_send,
+    notification_digests_plan,
+    notification_digests_queue,
+)
 from .emails import (
     list_id,
     optional_email_build,
@@ -26,10 +43,20 @@ from .preferences import (
 )
 
 __all__ = [
+    "ClaimedDelivery",
+    "DeliveryPlan",
+    "DigestChunkOutcome",
+    "DigestRun",
     "Unsubscribed",
+    "digest_chunks",
+    "digest_deliveries_claimed",
+    "digest_deliveries_plan_by_preference",
     "list_id",
     "notification_create",
+    "notification_digest_deliveries_send",
     "notification_digest_send",
+    "notification_digests_plan",
+    "notification_digests_queue",
     "notification_email_deliver",
     "notification_preference_set",
     "notification_preferences_set",

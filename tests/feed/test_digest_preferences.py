@@ -8,10 +8,9 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from feed.models import DigestDelivery
 from notifications import services as notification_services
 from notifications.kinds import DAILY_DIGEST_SCOPE
-from notifications.models import NotificationPreference
+from notifications.models import DigestDelivery, NotificationPreference
 from notifications.selectors import deliveries_for
 
 from .digest_support import (

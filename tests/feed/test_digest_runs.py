@@ -20,7 +20,7 @@ from django.db import connection
 from django.db.models import F
 
 from bzpeer.celery import app as celery_app
-from feed.models import DigestDelivery
+from notifications.models import DigestDelivery
 from tests.ingest.test_import_on_workers import Workers
 
 from .digest_support import DAY, MONDAY_8, following, member, recent_work, researcher

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from bzpeer.users.models import User
 from bzpeer.users.time_zones import available_time_zones
-from feed.models import DigestDelivery
+from notifications.models import DigestDelivery
 
 from .digest_support import (
     DAY,

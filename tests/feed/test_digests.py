@@ -11,10 +11,9 @@ from django.core.management import CommandError, call_command
 
 from feed import selectors
 from feed import services as feed_services
-from feed.models import DigestDelivery
 from notifications import services as notification_services
 from notifications.kinds import NotificationCategory
-from notifications.models import NotificationPreference
+from notifications.models import DigestDelivery, NotificationPreference
 from notifications.selectors import delivery_for
 from publications.models import Work
 from tests.factories import InstitutionFactory, TopicFactory

@@ -3,12 +3,14 @@ item in exactly one digest even when runs overlap or repeat."""
 
 from __future__ import annotations
 
+import datetime
 import threading
 
 import pytest
 from django.conf import settings as django_settings
 from django.core import mail
 from django.db import connection
+from django.utils import timezone
 
 from notifications import services, tasks
 from notifications.kinds import Delivery, NotificationCategory
@@ -47,7 +49,9 @@ def test_one_email_per_user_with_their_waiting_items(alice, bob, commit):
         notify(alice, "Second", MESSAGES)
         notify(bob, "For Bob")
     assert mail.outbox == []
-    assert tasks.notification_digests_queue() == 2
+    # The chunks' tasks are queued once the run's transaction commits.
+    with commit():
+        assert tasks.notification_digests_queue() == 2
     by_recipient = {message.to[0]: message for message in mail.outbox}
     assert set(by_recipient) == {alice.email, bob.email}
     alices = by_recipient[alice.email]
@@ -175,9 +179,15 @@ def test_two_overlapping_runs_never_send_an_item_twice(settings):
             for number in range(4):
                 notify(user, f"Round {round_number} item {number}")
         mail.outbox.clear()
+        # Each round is the digest of another day (one digest per user and day).
+        clock = timezone.now() + datetime.timedelta(days=round_number)
         results = run_together(
             *[
-                (lambda user=user: services.notification_digest_send(user_id=user.pk))
+                (
+                    lambda user=user, clock=clock: services.notification_digest_send(
+                        user_id=user.pk, clock=clock
+                    )
+                )
                 for user in users
                 for _ in range(2)
             ]

@@ -124,3 +124,25 @@ def test_the_follow_up_backlog_says_how_far_researchers_metrics_lag(client, metr
 def test_a_scrape_is_never_cached(client, metrics_on):
     response = client.get(reverse("metrics"), headers={"authorization": f"Bearer {TOKEN}"})
     assert "no-cache" in response["Cache-Control"]
+
+
+def test_unfinished_digest_deliveries_are_counted_by_digest(client, metrics_on):
+    from django.utils import timezone
+
+    from notifications import services
+    from notifications.kinds import Delivery, NotificationCategory
+    from tests.support.people import make_member
+
+    reader = make_member("reader@example.org")
+    services.notification_preference_set(
+        user=reader, category=NotificationCategory.CLAIMS, delivery=Delivery.DAILY
+    )
+    services.notification_create(
+        user=reader, category=NotificationCategory.CLAIMS, kind="k", subject="s", message="m"
+    )
+    plan = services.notification_digests_plan(clock=timezone.now())
+
+    text = _scrape(client)
+
+    assert len(plan.pending) == 1
+    assert 'bzpeer_digest_deliveries_unfinished{digest="daily-digest"} 1.0' in text

@@ -2,9 +2,10 @@
 
 Sends the email digests due in the hour that contains the run's clock (now, or --at): daily
 ones to users for whom it is 08:xx there, weekly ones on their Monday. Without --sync the
-deliveries go to the Celery workers in chunks (a group of tasks); with --sync they are computed
-and sent here, through the configured email backend. Safe to run again or twice at once: each
-user gets at most one digest per period (feed.services.digests).
+deliveries go to the Celery workers in chunks (a task each, queued after commit); with --sync
+they are computed and sent here, through the configured email backend. Safe to run again or
+twice at once: each user gets one digest per period (feed.services.digests, through
+notifications' digest deliveries).
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from feed import services
-from feed.models import DigestPeriod
-from feed.tasks import digests_fan_out
+from notifications.models import DigestPeriod
 
 
 def _clock(value: str | None) -> datetime:
@@ -50,7 +50,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         period, clock = options["period"], _clock(options["at"])
         if not options["sync"]:
-            queued = digests_fan_out(period=period, clock=clock)
+            queued = services.digests_queue(period=period, clock=clock)
             self.stdout.write(
                 f"{period} digests at {clock.isoformat()}: {queued.plan.planned} planned, "
                 f"{len(queued.plan.pending)} to send in {queued.chunks} tasks"

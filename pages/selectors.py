@@ -76,9 +76,18 @@ SELECT r.id, r.slug, r.display_name, r.tagline, r.alternate_names, r.orcid, r.op
        r.followers_count, coalesce(c.close_collaborators_count, 0) AS close_collaborators_count,
        r.citations_by_year, r.last_known_institution_id, r.merged_into_id, r.updated_at,
        i.name AS last_known_institution_name, m.slug AS merged_into_slug,
+       stated.institution_id AS stated_institution_id, stated.name AS stated_institution_name,
+       stated.source AS stated_institution_source,
        {_CV_JSON_SQL} AS cv_json
 FROM researchers_researcher r
 LEFT JOIN researchers_institution i ON i.id = r.last_known_institution_id
+-- Without an OpenAlex institution: the current position another source states (ORCID's CV).
+LEFT JOIN LATERAL (
+  SELECT a.institution_id, ai.name, a.source
+  FROM researchers_affiliation a JOIN researchers_institution ai ON ai.id = a.institution_id
+  WHERE a.researcher_id = r.id AND a.end_year IS NULL AND a.source <> 'openalex'
+  ORDER BY a.start_year DESC NULLS LAST, a.id DESC LIMIT 1
+) stated ON r.last_known_institution_id IS NULL
 LEFT JOIN researchers_researcher m ON m.id = r.merged_into_id
 LEFT JOIN {CloseCollaboratorsCount._meta.db_table} c ON c.researcher_id = r.id
 WHERE r.slug = %s
@@ -87,7 +96,9 @@ WHERE r.slug = %s
 
 def researcher_for_profile(slug: str) -> Researcher | None:
     """The record behind /researchers/<slug>/ with what the page shows: its institution comes
-    joined (last_known_institution is set, with its id and name), and for a merged record
+    joined (last_known_institution is set, with its id and name; without one,
+    `stated_institution` is the current position another source states, with
+    `stated_institution_source`), and for a merged record
     `merged_into_slug` names the survivor to redirect to. `cv` holds the CV's headings
     (researchers.cv_display), hidden entries left out, read in the same statement."""
     found = list(Researcher.objects.raw(_PROFILE_SQL, [slug]))
@@ -101,6 +112,12 @@ def researcher_for_profile(slug: str) -> Researcher | None:
         )
     else:
         researcher.last_known_institution = None
+    stated_id = researcher.stated_institution_id  # type: ignore[attr-defined]  # from _PROFILE_SQL
+    researcher.stated_institution = (  # type: ignore[attr-defined]
+        Institution(pk=stated_id, name=researcher.stated_institution_name)  # type: ignore[attr-defined]
+        if stated_id is not None
+        else None
+    )
     researcher.cv = cv_headings(researcher.cv_json or ())  # type: ignore[attr-defined]  # from _PROFILE_SQL
     return researcher
 

@@ -57,6 +57,10 @@ def researcher_pages_invalidate(*, researcher_ids: Collection[int]) -> None:
     page_cache.profile_pages_invalidate(researcher_ids=researcher_ids)
 
 
+from .affiliations import (  # noqa: E402  (re-exported; it imports nothing from this module)
+    StatedAffiliation,
+    affiliations_replace_for_source,
+)
 from .cv import (  # noqa: E402  (re-exported; cv imports nothing from this module)
     CvEntryData,
     CvReplaceResult,
@@ -66,6 +70,8 @@ from .cv import (  # noqa: E402  (re-exported; cv imports nothing from this modu
 
 __all__ = [
     "CvEntryData",
+    "StatedAffiliation",
+    "affiliations_replace_for_source",
     "CvReplaceResult",
     "cv_entries_replace_for_source",
     "cv_entry_hidden_set",

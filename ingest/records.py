@@ -308,6 +308,13 @@ class WorkRecord:
     # Other identifiers of the work as (scheme, value): ('pmid', '123'), ('isbn', '...').
     external_ids: tuple[tuple[str, str], ...] = ()
     url: str = ""
+    # The works it cites, by identifier, in the source's order, once each: ('openalex', 'W123')
+    # or ('doi', '10.1000/x'). Each becomes a citation when bzpeer holds the cited work, now or
+    # when it arrives (writer/citations.py).
+    references: tuple[tuple[str, str], ...] = ()
+    # References the source gives without an identifier (Crossref's unstructured ones): shown as
+    # text on the work, not linked.
+    unlinked_references: tuple[str, ...] = ()
 
     @property
     def origin_key(self) -> str:

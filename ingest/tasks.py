@@ -68,6 +68,14 @@ STALLED_AFTER = timedelta(minutes=30)
 
 
 @shared_task
+def citations_resolve_waiting() -> None:
+    """Periodic (beat): references that waited for a work a concurrent batch brought."""
+    resolved = services.citations_resolve_waiting()
+    if resolved:
+        logger.info("%s waiting references became citations", resolved)
+
+
+@shared_task
 def import_runs_resume_stalled() -> None:
     """Periodic (beat): send the unfinished chunks of stalled runs to the workers again."""
     for run_id in services.import_runs_claim_stalled(idle_for=STALLED_AFTER):

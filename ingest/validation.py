@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, TypeVar
@@ -190,6 +191,8 @@ def _plan(record_type: type) -> tuple[tuple[str, int | None, tuple[int, int] | N
     limits = _limits(record_type)
     plan = []
     for record_field in dataclasses.fields(record_type):
+        if (record_type, record_field.name) in _CHECKED_APART:
+            continue
         limit = limits.get(record_field.name)
         plan.append(
             (
@@ -326,4 +329,53 @@ def record_checked(record: RecordT) -> tuple[RecordT, list[str]]:
     Raises MappingError, with the reason, when the record cannot be stored without becoming
     another record."""
     checked = Checked()
-    return _checked(record, type(record), "", "", checked), checked.warnings
+    result = _checked(record, type(record), "", "", checked)
+    if type(result) is WorkRecord and (result.references or result.unlinked_references):
+        result = _references_checked(result, checked)
+    return result, checked.warnings
+
+
+# Fields checked by a rule of their own after the generic pass (_references_checked).
+_CHECKED_APART = {(WorkRecord, "references"), (WorkRecord, "unlinked_references")}
+
+# A work's reference list: what a real one holds (the longest in OpenAlex run to a few
+# thousand), and identifiers that can name a work.
+MAX_REFERENCES = 10_000
+MAX_UNLINKED_REFERENCES = 2_000
+MAX_REFERENCE_TEXT = 1_000
+_REFERENCE_ID = {
+    "openalex": re.compile(r"W[1-9][0-9]{0,14}"),
+    "doi": re.compile(r"10\.[0-9]{4,9}/\S{1,300}"),
+}
+
+
+def _references_checked(record: WorkRecord, checked: Checked) -> WorkRecord:
+    """The references that can name a work, at most MAX_REFERENCES; the unlinked ones as text
+    that fits. What is left out is said in a warning; the work itself is kept."""
+    usable = tuple(
+        (scheme, value)
+        for scheme, value in record.references
+        if scheme in _REFERENCE_ID and _REFERENCE_ID[scheme].fullmatch(value)
+    )
+    if len(usable) < len(record.references):
+        bad = [f"{s}:{v}" for s, v in record.references if (s, v) not in set(usable)]
+        checked.warn(
+            "references",
+            f"{len(bad):,} not a work identifier, left out (first: {bad[0][:80]!r})",
+        )
+    if len(usable) > MAX_REFERENCES:
+        checked.warn("references", f"{len(usable):,} listed, the first {MAX_REFERENCES:,} kept")
+        usable = usable[:MAX_REFERENCES]
+    unlinked = record.unlinked_references
+    if len(unlinked) > MAX_UNLINKED_REFERENCES:
+        checked.warn(
+            "unlinked_references",
+            f"{len(unlinked):,} listed, the first {MAX_UNLINKED_REFERENCES:,} kept",
+        )
+        unlinked = unlinked[:MAX_UNLINKED_REFERENCES]
+    if any(len(text) > MAX_REFERENCE_TEXT or "\x00" in text for text in unlinked):
+        checked.warn("unlinked_references", f"texts cut to {MAX_REFERENCE_TEXT} characters")
+        unlinked = tuple(text.replace("\x00", "")[:MAX_REFERENCE_TEXT] for text in unlinked)
+    if usable == record.references and unlinked == record.unlinked_references:
+        return record
+    return dataclasses.replace(record, references=usable, unlinked_references=unlinked)

@@ -367,3 +367,48 @@ class NameOnlyAuthor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name_key} on {self.origin}:{self.origin_id}"
+
+
+class Citation(models.Model):
+    """`citing` lists `cited` among its references, both works held here: the citation graph
+    (ingest.writer.citations writes it). One row per pair, whatever the sources and however
+    many identifiers the reference list named the cited work by; never a work citing itself.
+    Keyed by the pair itself: at OpenAlex's scale (billions of references) a surrogate id
+    would be a second index of the same size."""
+
+    pk = models.CompositePrimaryKey("citing", "cited")
+    # The primary key leads with citing: no index of its own.
+    citing = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # citation_cited_idx (cited, citing) serves "cited by" without a visit to the table.
+    cited = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+", db_index=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["cited", "citing"], name="citation_cited_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(citing=models.F("cited")), name="citation_not_self"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"work {self.citing_id} cites work {self.cited_id}"
+
+
+class UnresolvedReference(models.Model):
+    """A reference to a work not held here (yet), kept by its identifier ("openalex:W123",
+    "doi:10.1000/x"): it becomes a Citation the moment a work with that identifier arrives,
+    from any source (ingest.writer.citations)."""
+
+    pk = models.CompositePrimaryKey("citing", "identifier")
+    citing = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+", db_index=False)
+    identifier = models.CharField(max_length=320)
+    created_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["identifier"], name="unresolved_reference_id_idx"),
+            models.Index(fields=["created_at"], name="unresolved_reference_new_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"work {self.citing_id} cites {self.identifier}"

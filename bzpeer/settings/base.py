@@ -388,6 +388,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ingest.tasks.import_runs_resume_stalled",
         "schedule": 5 * 60,
     },
+    # References a concurrent batch left waiting for a work it did not see yet.
+    "citations-resolve-waiting": {
+        "task": "ingest.tasks.citations_resolve_waiting",
+        "schedule": 10 * 60,
+    },
     # Account age is a trust input: claimed records are rescored once a day.
     "claims-trust-refresh-claimed": {
         "task": "claims.tasks.researchers_trust_refresh_claimed",

@@ -161,6 +161,7 @@ def map_work(item: dict[str, Any]) -> WorkRecord:
                 external_ids.append((relation, str(target["id"]).lower()))
     deposited = item.get("deposited")
     subtype = str(item.get("subtype") or "")
+    references, unlinked_references = _references(item.get("reference"))
     return WorkRecord(
         origin=CROSSREF,
         origin_id=doi,
@@ -176,4 +177,28 @@ def map_work(item: dict[str, Any]) -> WorkRecord:
         external_ids=tuple(dict.fromkeys(external_ids)),
         url=str(item.get("URL") or ""),
         source_updated_at=deposited.get("date-time") if isinstance(deposited, dict) else None,
+        references=references,
+        unlinked_references=unlinked_references,
     )
+
+
+def _references(entries: object) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Crossref's `reference` list: those with a DOI as ('doi', DOI), once each; the others as
+    the text they give (their `unstructured` citation, or author, title and year)."""
+    linked: dict[tuple[str, str], None] = {}
+    unlinked: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        doi = normalize_doi(entry["DOI"]) if isinstance(entry.get("DOI"), str) else None
+        if doi:
+            linked[("doi", doi)] = None
+            continue
+        text = markup_to_text(entry.get("unstructured")) or ", ".join(
+            part
+            for key in ("author", "article-title", "volume-title", "journal-title", "year")
+            if (part := markup_to_text(entry.get(key)))
+        )
+        if text:
+            unlinked.append(text)
+    return tuple(linked), tuple(unlinked)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .batches import batch_write, import_batch_commit, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
+from .citations import citations_resolve_waiting
 from .follow_up import (
     researchers_follow_up,
     researchers_follow_up_drain,
@@ -43,6 +44,7 @@ from .runs import (
 __all__ = [
     "ProgressCallback",
     "batch_write",
+    "citations_resolve_waiting",
     "import_batch_commit",
     "import_chunk_process",
     "import_fetch_process",

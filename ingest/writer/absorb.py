@@ -32,6 +32,7 @@ from claims.services.work_merges import split_requests_follow_work_merge
 from collaboration.services.work_merges import invitation_anchors_follow_work_merge
 from researchers.names import person_name
 
+from .citations import citations_move
 from .slots import NAME_ONLY_SQL, SlotWrites, best_slot, byline_slots, slots_write
 from .staging import Cursor, Warning_, WriteResult, stage_rows
 
@@ -140,7 +141,8 @@ def work_references_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> No
       by it finds the survivor;
     - the researchers who listed it (ORCID), without a slot (listed_by.py places them again on
       the survivor's byline when the writer next writes it); one row per researcher;
-    - what the apps above hang off it (claims' split requests,
+    - its citations and the references waiting for it (citations.py), both ways;
+    - what the apps below hang off it (claims' split requests,
       collaboration's invitation anchors).
     The writer's merge (absorb_works) and OpenAlex's merged ids (ingest.services.merged_ids)
     both apply it. A fixed number of statements whatever the number of pairs; applied again,
@@ -205,6 +207,7 @@ def work_references_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> No
         """,
         columns,
     )
+    citations_move(cursor, pairs)
     # What the apps below hang off a work follows it into its survivor.
     split_requests_follow_work_merge(cursor, pairs)
     invitation_anchors_follow_work_merge(cursor, pairs)

@@ -113,6 +113,12 @@ def contribution_fields(record: WorkRecord) -> dict[str, Any]:
         "versions": versions,
         "authors_count": len(record.authorships),
         "title_key": title_key(record),
+        # References without an identifier (Crossref's unstructured ones): shown, not linked.
+        **(
+            {"unlinked_references": list(record.unlinked_references)}
+            if record.unlinked_references
+            else {}
+        ),
     }
 
 

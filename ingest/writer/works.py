@@ -37,6 +37,7 @@ from ..records import (
 )
 from .absorb import absorb_works, bylines_unite
 from .bylines import category_topic, write_bylines, write_versions, write_work_topics
+from .citations import citations_resolve_arrived, write_citations
 from .institutions import upsert_institution_refs
 from .listed_by import apply_listed_by
 from .merge import Contribution, contribution_fields, merged_work
@@ -299,7 +300,7 @@ def write_works(
     does (the graph keeps their bylines to compare). result.work_ids: every work written.
 
     It stays whole because it is the batch's order of set-based steps (targets, rows, sources,
-    versions, bylines, topics, listings), each a call with its own docstring; read top to bottom
+    versions, bylines, topics, listings, citations), each a call with its own docstring; read top to bottom
     it is the write of a batch.
     """
     if prepared is None:
@@ -437,6 +438,9 @@ def write_works(
     apply_listed_by(cursor, records, work_of=work_of, result=result, refused=refused)
     write_work_topics(cursor, records, work_of=work_of, arrivals=arrivals)
     write_versions(cursor, list(zip(ids, merged, strict=True)))
+    # What the works cite, and the references that waited for them (citations.py).
+    write_citations(cursor, records, work_of)
+    citations_resolve_arrived(cursor, ids)
     return result
 
 

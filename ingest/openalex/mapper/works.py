@@ -195,4 +195,17 @@ def map_work(obj: object) -> WorkRecord:
         authorships=tuple(authorships),
         topics=tuple(topics.values()),
         source_updated_at=source_updated_at(work),
+        references=_references(work),
     )
+
+
+def _references(work: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """`referenced_works` as ('openalex', W id), once each. An entry that is no OpenAlex work id
+    is kept as it is, for the checks to name (ingest.validation)."""
+    found: dict[tuple[str, str], None] = {}
+    for entry in typed_field(work, "referenced_works", list, []):
+        try:
+            found[("openalex", openalex_short_id(entry, kind="W"))] = None
+        except MappingError:
+            found[("openalex", (entry if isinstance(entry, str) else repr(entry))[:200])] = None
+    return tuple(found)

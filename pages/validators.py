@@ -18,7 +18,7 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from bzpeer.db import fetchone_without_health_check
-from publications.models import Authorship, Topic, Work, WorkListedBy, WorkTopic
+from publications.models import Authorship, Citation, Topic, Work, WorkListedBy, WorkTopic
 from researchers import page_cache
 from researchers.models import Institution, Researcher
 
@@ -58,7 +58,12 @@ SELECT w.updated_at,
        (SELECT count(*) FROM {Authorship._meta.db_table} a WHERE a.work_id = w.id),
        (SELECT row(count(*), max(greatest(l.updated_at, r.updated_at)))
         FROM {WorkListedBy._meta.db_table} l
-        JOIN {Researcher._meta.db_table} r ON r.id = l.researcher_id WHERE l.work_id = w.id)
+        JOIN {Researcher._meta.db_table} r ON r.id = l.researcher_id WHERE l.work_id = w.id),
+       -- Its references and the works citing it (index-only counts): a citation arriving
+       -- changes the page. The listed works' own titles change rarely; the validator period
+       -- (bzpeer.http_caching) bounds how long a page can show an old one.
+       (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.citing_id = w.id),
+       (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.cited_id = w.id)
 FROM {Work._meta.db_table} w WHERE w.id = %s
 """
 

@@ -25,8 +25,14 @@ from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
 from publications.filters import WorkListForm
 from publications.models import Topic
 from publications.selectors import (
+    CITATION_SORTS,
+    CITATIONS_PER_PAGE,
+    CountedWorks,
     WorkListing,
+    work_citation_summary,
+    work_citing,
     work_facets_for_researcher,
+    work_references,
     work_survivor_id,
     works_with_details,
 )
@@ -253,8 +259,48 @@ def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if survivor_id is not None:
             return redirect(reverse("publications:work-detail", args=[survivor_id]), permanent=True)
         return not_found(request, "work")
-    context = {"work": work, "article_jsonld": article_jsonld(request, work)}
+    citations = work_citation_summary(work)
+    context = {
+        "work": work,
+        "article_jsonld": article_jsonld(request, work),
+        "citations": citations,
+        "references": _citation_list(
+            request, "refs", work_references, work.pk, citations.references_held
+        ),
+        "cited_by": _citation_list(request, "cites", work_citing, work.pk, citations.cited_by_held),
+    }
     return render(request, "pages/work.html", context)
+
+
+def _citation_list(
+    request: HttpRequest, prefix: str, works: Any, work_id: int, count: int
+) -> dict[str, Any]:
+    """One page of a work's references or citing works (`prefix` names its query parameters:
+    refs_sort, refs_page), its sort links and pager links, keeping the other list's place.
+    One query (the page; the count is known) whatever the number of citations."""
+    sort = request.GET.get(f"{prefix}_sort", "citations")
+    if sort not in CITATION_SORTS:
+        sort = "citations"
+    page = Paginator(CountedWorks(works(work_id, sort=sort), count), CITATIONS_PER_PAGE).get_page(
+        request.GET.get(f"{prefix}_page")
+    )
+
+    def url(**changes: Any) -> str:
+        query = request.GET.copy()
+        for key, value in changes.items():
+            query[f"{prefix}_{key}"] = value
+        if changes.keys() == {"sort"}:
+            query.pop(f"{prefix}_page", None)
+        return f"?{query.urlencode()}#{prefix}-heading"
+
+    return {
+        "count": count,
+        "page": page,
+        "sort": sort,
+        "sort_urls": {key: url(sort=key) for key in CITATION_SORTS},
+        "previous_url": url(page=page.previous_page_number()) if page.has_previous() else "",
+        "next_url": url(page=page.next_page_number()) if page.has_next() else "",
+    }
 
 
 @require_safe

@@ -17,7 +17,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -35,8 +35,11 @@ from researchers.models import Researcher
 
 from .models import Authorship, FormerOpenAlexWorkId, Source, Work, WorkTopic
 from .selectors import (
+    CITATION_SORTS,
     normalize_arxiv_id,
     normalize_doi,
+    work_citing,
+    work_references,
     work_survivor_id,
     works_for_researcher,
     works_newest_first,
@@ -295,3 +298,112 @@ class ResearcherWorksView(ListAPIView):
                 view_name="api:researcher-works",
             )
         return super().list(request, *args, **kwargs)
+
+
+class CitedWorkOutputSerializer(serializers.ModelSerializer):
+    """A work in a reference or citation list: enough to show and follow it."""
+
+    url = serializers.HyperlinkedIdentityField(view_name="api:work-detail")
+
+    class Meta:
+        model = Work
+        fields = [
+            "id",
+            "url",
+            "title",
+            "publication_year",
+            "publication_date",
+            "doi",
+            "cited_by_count",
+        ]
+        read_only_fields = fields
+
+
+CITATION_SORT_PARAMETER = OpenApiParameter(
+    "sort",
+    OpenApiTypes.STR,
+    enum=list(CITATION_SORTS),
+    description="citations: the most cited first (default); year: the newest first.",
+)
+CITATION_LIST_PARAMETERS = [
+    CITATION_SORT_PARAMETER,
+    OpenApiParameter(
+        "Location",
+        type=OpenApiTypes.URI,
+        location=OpenApiParameter.HEADER,
+        response=[301],
+        description="The same list of the surviving work, the query string kept.",
+    ),
+]
+CITATION_LIST_RESPONSES = {
+    200: CitedWorkOutputSerializer(many=True),
+    301: OpenApiResponse(
+        MergedWorkRedirectSerializer,
+        description="The id belongs to a work merged into another: this list of the survivor.",
+    ),
+}
+
+
+class _CitationListView(ListAPIView):
+    """A work's citation neighbours, paged; a merged-away work's id answers 301 to the
+    survivor's list, an unknown id 404, an unknown sort 400."""
+
+    serializer_class = CitedWorkOutputSerializer
+    pagination_class = ApiPagination
+    filter_backends: list = []
+    url_name = ""
+
+    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
+        raise NotImplementedError
+
+    def get_queryset(self) -> QuerySet[Work]:
+        sort = self.request.query_params.get("sort", "citations")
+        if sort not in CITATION_SORTS:
+            raise ParseError(f"sort must be one of: {', '.join(CITATION_SORTS)}.")
+        return self.works(self.kwargs["pk"], sort=sort)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        work_id = kwargs["pk"]
+        if not Work.objects.filter(pk=work_id).exists():
+            survivor_id = work_survivor_id(work_id)
+            if survivor_id is None:
+                raise NotFound(f"No work has the id {work_id}.")
+            return merged_record_redirect(
+                request,
+                location_path=reverse(self.url_name, kwargs={"pk": survivor_id}),
+                merged_into=survivor_id,
+                detail=f"Work {work_id} was merged into work {survivor_id}.",
+                permanent=True,
+            )
+        return super().list(request, *args, **kwargs)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="A work's references",
+        description="The works held here that this work cites (references to works not held "
+        "are linked when they arrive).",
+        parameters=CITATION_LIST_PARAMETERS,
+        responses=CITATION_LIST_RESPONSES,
+    )
+)
+class WorkReferencesView(_CitationListView):
+    url_name = "api:work-references"
+
+    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
+        return work_references(work_id, sort=sort)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="The works citing a work",
+        description="The works held here that cite this work.",
+        parameters=CITATION_LIST_PARAMETERS,
+        responses=CITATION_LIST_RESPONSES,
+    )
+)
+class WorkCitationsView(_CitationListView):
+    url_name = "api:work-citations"
+
+    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
+        return work_citing(work_id, sort=sort)

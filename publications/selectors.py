@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 from bzpeer.db import read_connection
 from researchers.models import Researcher
 
-from .models import Authorship, MergedWork, Work, WorkListedBy, WorkTopic
+from .models import Authorship, Citation, MergedWork, Work, WorkListedBy, WorkTopic
 
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 _ARXIV_PREFIX = re.compile(r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:)", re.IGNORECASE)
@@ -305,3 +306,104 @@ def work_facets_for_researcher(researcher_id: int) -> WorkFacets:
     return WorkFacets(
         years=sorted(years, reverse=True), types=sorted(types), topics=topics, works_total=total
     )
+
+
+# --- Citations (issue 25): a work's references and the works that cite it ---------------------
+
+CITATIONS_PER_PAGE = 20
+CITATION_SORTS = {
+    # "citations": the most cited first; "year": the newest first (a year-only work at its year).
+    "citations": (F("cited_by_count").desc(), F("id").desc()),
+    "year": (
+        F("publication_year").desc(nulls_last=True),
+        F("publication_date").desc(nulls_last=True),
+        F("id").desc(),
+    ),
+}
+# The source whose citation count a work shows: the first that has the work (ingest's merge
+# precedence for cited_by_count, ingest.writer.merge.PRECEDENCE).
+CITED_BY_COUNT_SOURCES = ("openalex", "crossref", "orcid", "bibtex", "arxiv")
+SOURCE_NAMES = {
+    "openalex": "OpenAlex",
+    "crossref": "Crossref",
+    "orcid": "ORCID",
+    "bibtex": "BibTeX",
+    "arxiv": "arXiv",
+}
+
+
+@dataclass(frozen=True)
+class CitationSummary:
+    references_held: int  # works it cites that are held here
+    references_waiting: int  # references to works not held (yet)
+    cited_by_held: int  # works held here that cite it
+    cited_by_stated: int  # what the source states (Work.cited_by_count)
+    stated_by: str  # that source's name ("OpenAlex"), or ""
+    unlinked_references: list[str]  # references the source gave as text only
+
+
+_CITATION_SUMMARY_SQL = """
+SELECT (SELECT count(*) FROM publications_citation WHERE citing_id = %(id)s),
+       (SELECT count(*) FROM publications_unresolvedreference WHERE citing_id = %(id)s),
+       (SELECT count(*) FROM publications_citation WHERE cited_id = %(id)s),
+       (SELECT array_agg(origin) FROM publications_worksource WHERE work_id = %(id)s),
+       (SELECT fields -> 'unlinked_references' FROM publications_worksource
+        WHERE work_id = %(id)s AND fields ? 'unlinked_references' ORDER BY origin LIMIT 1)
+"""
+
+
+def work_citation_summary(work: Work) -> CitationSummary:
+    """One statement, whatever the number of citations (index-only counts)."""
+    with read_connection().cursor() as cursor:
+        cursor.execute(_CITATION_SUMMARY_SQL, {"id": work.pk})
+        references, waiting, cited_by, origins, unlinked = cursor.fetchone()
+    stated_by = next((o for o in CITED_BY_COUNT_SOURCES if o in (origins or ())), "")
+    # Django's connection reads jsonb as text (its JSONField decodes it; a raw cursor does not).
+    if isinstance(unlinked, str):
+        unlinked = json.loads(unlinked)
+    return CitationSummary(
+        references_held=references,
+        references_waiting=waiting,
+        cited_by_held=cited_by,
+        cited_by_stated=work.cited_by_count,
+        stated_by=SOURCE_NAMES.get(stated_by, stated_by),
+        unlinked_references=[str(text) for text in unlinked or []],
+    )
+
+
+class CountedWorks:
+    """A query of works whose count is known already (work_citation_summary counted it), for
+    Paginator: a page costs its own query only."""
+
+    ordered = True
+
+    def __init__(self, works: QuerySet[Work], count: int) -> None:
+        self.works, self._count = works, count
+
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.works[index]
+
+
+def _cited_works(ids: QuerySet[Any], sort: str) -> QuerySet[Work]:
+    order = CITATION_SORTS.get(sort, CITATION_SORTS["citations"])
+    return (
+        Work.objects.filter(pk__in=ids)
+        .only("id", "title", "publication_year", "publication_date", "cited_by_count", "doi")
+        .order_by(*order)
+    )
+
+
+def work_references(work_id: int, *, sort: str = "citations") -> QuerySet[Work]:
+    """The works held here that `work_id` cites."""
+    return _cited_works(Citation.objects.filter(citing_id=work_id).values("cited_id"), sort)
+
+
+def work_citing(work_id: int, *, sort: str = "citations") -> QuerySet[Work]:
+    """The works held here that cite `work_id`."""
+    return _cited_works(Citation.objects.filter(cited_id=work_id).values("citing_id"), sort)

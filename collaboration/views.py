@@ -213,10 +213,20 @@ def _report_id(request: HttpRequest) -> int | None:
 
 
 def _conversation_page(
-    request: HttpRequest, pk: int, *, form: MessageForm | None = None, status: int = 200
+    request: HttpRequest,
+    pk: int,
+    *,
+    form: MessageForm | None = None,
+    status: int = 200,
+    draft_refused: bool = False,
 ) -> HttpResponse:
     thread = selectors.conversation_for(request.user, pk)
-    context = {"thread": thread, "form": form or MessageForm(), "report_id": _report_id(request)}
+    context = {
+        "thread": thread,
+        "form": form or MessageForm(),
+        "report_id": _report_id(request),
+        "draft_refused": draft_refused,
+    }
     # Jinja2: 200 messages through Django's template language cost about 50 ms to render.
     return render(
         request, "collaboration/conversation.html", context, status=status, using="jinja2"
@@ -226,10 +236,10 @@ def _conversation_page(
 @login_required
 @require_safe
 def conversation(request: HttpRequest, pk: int) -> HttpResponse:
-    response = _conversation_page(request, pk)
-    # Read once shown (the selector has answered 404 for anyone but the two).
+    # Read before it is drawn, so the header badge on this very page no longer counts what the
+    # page shows (the service forgets the cached badge). Anyone but the two gets a 404 here.
     services.conversation_mark_read(user=request.user, conversation_id=pk)
-    return response
+    return _conversation_page(request, pk)
 
 
 @login_required
@@ -239,14 +249,17 @@ def message_send(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         selectors.conversation_for(request.user, pk)  # 404 before any form error
         return _conversation_page(request, pk, form=form, status=400)
-    with service_error_as_message(request):
+    with service_error_as_message(request) as refusal:
         message = services.message_send(
             author=request.user, conversation_id=pk, body=form.cleaned_data["body"]
         )
         return redirect(reverse("collaboration:conversation", args=[pk]) + f"#m{message.pk}")
-    # Refused (blocked either way: "unavailable"; suspended): back to the conversation, where
-    # the message says why. Someone else's conversation was a 404 in the service already.
-    return redirect("collaboration:conversation", pk=pk)
+    # Refused (blocked either way: "unavailable"; suspended): the conversation again, with the
+    # refusal said once (the page's message) and the text the person typed still in the box.
+    # Someone else's conversation was a 404 in the service already.
+    return _conversation_page(
+        request, pk, form=form, status=refusal.status_code, draft_refused=True
+    )
 
 
 @login_required

@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from bzpeer.errors import service_error_as_message
+from bzpeer.errors import ServiceError, service_error_as_message
 from researchers.models import Researcher
 from researchers.selectors import researchers_public
 
@@ -75,10 +75,7 @@ def _page_number(request: HttpRequest) -> int:
 @require_POST
 def invite(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = _researcher_or_404(slug)
-    panel = selectors.collaboration_panel_for(researcher, request.user)
-    form = InvitationForm(
-        request.POST, anchor_works=panel.anchor_works, anchor_topics=panel.anchor_topics
-    )
+    form = InvitationForm(request.POST)
     if form.is_valid():
         with service_error_as_message(request):
             services.invitation_send(
@@ -113,6 +110,30 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
             request, "collaboration/_profile_collaboration_panel.html", context, using="jinja2"
         )
     return redirect(_profile_url(researcher))
+
+
+@login_required
+@require_safe
+def invite_anchors(request: HttpRequest, slug: str) -> HttpResponse:
+    """The invitation picker's search (htmx, as the person types): a bounded list of checkboxes,
+    works (or topics with ?kind=topics) of the viewer or of this researcher matching ?q=.
+    Someone who may not invite this researcher gets the refusal's status and message."""
+    researcher = _researcher_or_404(slug)
+    kind = "topics" if request.GET.get("kind") == "topics" else "works"
+    try:
+        options = selectors.anchor_search(
+            researcher, request.user, kind=kind, query=request.GET.get("q", "")
+        )
+    except ServiceError as refusal:
+        return HttpResponse(refusal.message, status=refusal.status_code, content_type="text/plain")
+    response = render(
+        request,
+        "collaboration/_anchor_options.html",
+        {"options": options, "kind": kind},
+        using="jinja2",
+    )
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 # --- invitations -------------------------------------------------------------------------------

@@ -37,7 +37,12 @@ from .invitations import (
     invitation_for,
     invitations_for,
 )
-from .panel import CollaborationPanel, collaboration_panel_for, collaboration_settings_for
+from .panel import (
+    CollaborationPanel,
+    anchor_search,
+    collaboration_panel_for,
+    collaboration_settings_for,
+)
 from .threads import ConversationThread, MessageView, conversation_for, message_for
 
 __all__ = [
@@ -51,6 +56,7 @@ __all__ = [
     "Inbox",
     "InvitationSummary",
     "MessageView",
+    "anchor_search",
     "badge_cache_key",
     "blocked_between",
     "collaboration_panel_for",

@@ -6,7 +6,6 @@ They check shape only (lengths, choices); every rule about who may do what is th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -22,6 +21,10 @@ from .models import (
 REPORT_REASON_MAX_LENGTH = 2_000
 
 
+def _is_id(value: object) -> bool:
+    return str(value).isdigit() and len(str(value)) < 19
+
+
 class InvitationForm(forms.Form):
     kind = forms.ChoiceField(label="What kind of collaboration", choices=InvitationKind.choices)
     purpose = forms.CharField(
@@ -32,31 +35,20 @@ class InvitationForm(forms.Form):
         help_text=f"{PURPOSE_MIN_LENGTH} to {PURPOSE_MAX_LENGTH:,} characters: what you propose "
         "and why them.",
     )
+    # Ids only: which works and topics may anchor an invitation (the two people's, at most 20
+    # each) is the service's rule, so the picker's search can offer any of theirs.
     works = forms.TypedMultipleChoiceField(
-        label="Anchor works (optional)",
-        coerce=int,
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
+        label="Anchor works (optional)", coerce=int, required=False
     )
     topics = forms.TypedMultipleChoiceField(
-        label="Anchor topics (optional)",
-        coerce=int,
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
+        label="Anchor topics (optional)", coerce=int, required=False
     )
 
-    def __init__(
-        self,
-        *args: Any,
-        anchor_works: Sequence[tuple[int, str]] = (),
-        anchor_topics: Sequence[tuple[int, str]] = (),
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # Only the anchors the panel offered can be chosen: a forged id is a form error, not
-        # an anchor to someone else's work.
-        self.fields["works"].choices = list(anchor_works)
-        self.fields["topics"].choices = list(anchor_topics)
+        for name in ("works", "topics"):
+            # Any whole number is a valid choice here; the service checks whose it is.
+            self.fields[name].valid_value = _is_id  # type: ignore[attr-defined]
 
     def clean_purpose(self) -> str:
         # Browsers send textarea line breaks as CRLF; count them as the person sees them.

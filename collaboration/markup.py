@@ -6,8 +6,9 @@ A conversation page shows 200 messages: what is done here per message is done on
 Python with no template machinery (Django's urlize and date filter cost about half a
 millisecond a message between them; these a few microseconds).
 
-The badge is rendered for signed-in users only, on every page they see: one cheap query
-(selectors.unread_badge_count reads the user's participant rows through a partial index).
+The badge is rendered for signed-in users only, on every page they see: from the cache
+(selectors.inbox_badge_count), forgotten by every write that changes it; on a miss one cheap
+query reads the user's participant rows through a partial index.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from bzpeer.users.models import User
 
-from .selectors import unread_badge_count
+from .selectors import inbox_badge_count
 
 # Stand-ins reversed once per URL name: the real key is put in their place (see object_url).
 _ID_STAND_IN = 987654321987654321
@@ -78,7 +79,7 @@ _SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 
 
 def inbox_badge(user: User) -> SafeString:
-    count = unread_badge_count(user)
+    count = inbox_badge_count(user)
     # render_to_string escapes what it renders; the result is markup.
     return mark_safe(  # noqa: S308
         render_to_string(

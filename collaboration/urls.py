@@ -15,6 +15,7 @@ urlpatterns = [
     path("inbox/", views.inbox, name="inbox"),
     path("inbox/badge/", views.badge, name="inbox-badge"),
     path("inbox/invite/<slug:slug>/", views.invite, name="invite"),
+    path("inbox/invite/<slug:slug>/anchors/", views.invite_anchors, name="invite-anchors"),
     path("inbox/invitations/<int:pk>/", views.invitation_detail, name="invitation-detail"),
     path("inbox/invitations/<int:pk>/accept/", views.invitation_accept, name="invitation-accept"),
     path(

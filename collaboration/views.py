@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from bzpeer.errors import service_error_as_message
+from bzpeer.errors import ServiceError, service_error_as_message
 from researchers.models import Researcher
 from researchers.selectors import researchers_public
 
@@ -75,10 +75,7 @@ def _page_number(request: HttpRequest) -> int:
 @require_POST
 def invite(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = _researcher_or_404(slug)
-    panel = selectors.collaboration_panel_for(researcher, request.user)
-    form = InvitationForm(
-        request.POST, anchor_works=panel.anchor_works, anchor_topics=panel.anchor_topics
-    )
+    form = InvitationForm(request.POST)
     if form.is_valid():
         with service_error_as_message(request):
             services.invitation_send(
@@ -113,6 +110,30 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
             request, "collaboration/_profile_collaboration_panel.html", context, using="jinja2"
         )
     return redirect(_profile_url(researcher))
+
+
+@login_required
+@require_safe
+def invite_anchors(request: HttpRequest, slug: str) -> HttpResponse:
+    """The invitation picker's search (htmx, as the person types): a bounded list of checkboxes,
+    works (or topics with ?kind=topics) of the viewer or of this researcher matching ?q=.
+    Someone who may not invite this researcher gets the refusal's status and message."""
+    researcher = _researcher_or_404(slug)
+    kind = "topics" if request.GET.get("kind") == "topics" else "works"
+    try:
+        options = selectors.anchor_search(
+            researcher, request.user, kind=kind, query=request.GET.get("q", "")
+        )
+    except ServiceError as refusal:
+        return HttpResponse(refusal.message, status=refusal.status_code, content_type="text/plain")
+    response = render(
+        request,
+        "collaboration/_anchor_options.html",
+        {"options": options, "kind": kind},
+        using="jinja2",
+    )
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 # --- invitations -------------------------------------------------------------------------------
@@ -213,10 +234,20 @@ def _report_id(request: HttpRequest) -> int | None:
 
 
 def _conversation_page(
-    request: HttpRequest, pk: int, *, form: MessageForm | None = None, status: int = 200
+    request: HttpRequest,
+    pk: int,
+    *,
+    form: MessageForm | None = None,
+    status: int = 200,
+    draft_refused: bool = False,
 ) -> HttpResponse:
     thread = selectors.conversation_for(request.user, pk)
-    context = {"thread": thread, "form": form or MessageForm(), "report_id": _report_id(request)}
+    context = {
+        "thread": thread,
+        "form": form or MessageForm(),
+        "report_id": _report_id(request),
+        "draft_refused": draft_refused,
+    }
     # Jinja2: 200 messages through Django's template language cost about 50 ms to render.
     return render(
         request, "collaboration/conversation.html", context, status=status, using="jinja2"
@@ -226,10 +257,10 @@ def _conversation_page(
 @login_required
 @require_safe
 def conversation(request: HttpRequest, pk: int) -> HttpResponse:
-    response = _conversation_page(request, pk)
-    # Read once shown (the selector has answered 404 for anyone but the two).
+    # Read before it is drawn, so the header badge on this very page no longer counts what the
+    # page shows (the service forgets the cached badge). Anyone but the two gets a 404 here.
     services.conversation_mark_read(user=request.user, conversation_id=pk)
-    return response
+    return _conversation_page(request, pk)
 
 
 @login_required
@@ -239,14 +270,17 @@ def message_send(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         selectors.conversation_for(request.user, pk)  # 404 before any form error
         return _conversation_page(request, pk, form=form, status=400)
-    with service_error_as_message(request):
+    with service_error_as_message(request) as refusal:
         message = services.message_send(
             author=request.user, conversation_id=pk, body=form.cleaned_data["body"]
         )
         return redirect(reverse("collaboration:conversation", args=[pk]) + f"#m{message.pk}")
-    # Refused (blocked either way: "unavailable"; suspended): back to the conversation, where
-    # the message says why. Someone else's conversation was a 404 in the service already.
-    return redirect("collaboration:conversation", pk=pk)
+    # Refused (blocked either way: "unavailable"; suspended): the conversation again, with the
+    # refusal said once (the page's message) and the text the person typed still in the box.
+    # Someone else's conversation was a 404 in the service already.
+    return _conversation_page(
+        request, pk, form=form, status=refusal.status_code, draft_refused=True
+    )
 
 
 @login_required

@@ -21,7 +21,15 @@ from .access import (
     invite_refusal,
     verified_record_of,
 )
-from .inbox import ConversationSummary, Inbox, conversations_for, inbox_for, unread_badge_count
+from .inbox import (
+    ConversationSummary,
+    Inbox,
+    badge_cache_key,
+    conversations_for,
+    inbox_badge_count,
+    inbox_for,
+    unread_badge_count,
+)
 from .invitations import (
     DELETED_NAME,
     InvitationSummary,
@@ -29,7 +37,12 @@ from .invitations import (
     invitation_for,
     invitations_for,
 )
-from .panel import CollaborationPanel, collaboration_panel_for, collaboration_settings_for
+from .panel import (
+    CollaborationPanel,
+    anchor_search,
+    collaboration_panel_for,
+    collaboration_settings_for,
+)
 from .threads import ConversationThread, MessageView, conversation_for, message_for
 
 __all__ = [
@@ -43,12 +56,15 @@ __all__ = [
     "Inbox",
     "InvitationSummary",
     "MessageView",
+    "anchor_search",
+    "badge_cache_key",
     "blocked_between",
     "collaboration_panel_for",
     "collaboration_settings_for",
     "conversation_for",
     "conversations_for",
     "effective_status",
+    "inbox_badge_count",
     "inbox_for",
     "invitation_for",
     "invitations_for",

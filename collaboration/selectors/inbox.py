@@ -1,13 +1,15 @@
 """The inbox (conversations with their unread counts, invitations received and sent) and the
 header badge. A fixed number of queries whatever the counts (three for the inbox, one for the
-badge): the participant rows carry the unread counts and the last activity, so nothing is
+badge, none for a cached badge): the participant rows carry the unread counts and the last activity, so nothing is
 counted message by message, and every lookup reads an index in the order it needs."""
 
 from __future__ import annotations
 
 import datetime
+import math
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
@@ -152,21 +154,59 @@ def inbox_for(user: User, *, page: int = 1, per_page: int = 30) -> Inbox:
     )
 
 
+# How long a user's badge count is kept in the cache. Every write that changes it forgets it
+# (collaboration.services.badge: send, read, mute, invitations sent, answered, withdrawn), so
+# this bounds only what no write announces: a pending invitation running out, and that moment
+# is known, so the entry never outlives the earliest expiry it counted.
+BADGE_CACHE_SECONDS = 300
+
+
+def badge_cache_key(user_id: int) -> str:
+    return f"collaboration:inbox-badge:v1:{int(user_id)}"
+
+
 def unread_badge_count(user: User) -> int:
     """Unread messages in the user's conversations they have not muted, plus the pending
     invitations they received: one query, both parts read through partial indexes."""
+    return _badge_count_and_expiry(user)[0]
+
+
+def _badge_count_and_expiry(user: User) -> tuple[int, datetime.datetime | None]:
+    """The badge's count and the earliest expiry among the pending invitations it counts."""
     participant = ConversationParticipant._meta.db_table
     invitation = Invitation._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
+            WITH pending AS (
+              SELECT COUNT(*) AS n, MIN(expires_at) AS first_expiry FROM {invitation}
+              WHERE recipient_id = %(user)s AND status = %(pending)s AND expires_at > %(now)s
+            )
             SELECT
               COALESCE((SELECT SUM(unread_count) FROM {participant}
                         WHERE user_id = %(user)s AND unread_count > 0 AND NOT muted), 0)
-            + (SELECT COUNT(*) FROM {invitation}
-               WHERE recipient_id = %(user)s AND status = %(pending)s AND expires_at > %(now)s)
+              + pending.n,
+              pending.first_expiry
+            FROM pending
             """,  # noqa: S608 - table names from the models, values as parameters
             {"user": user.pk, "pending": InvitationStatus.PENDING, "now": timezone.now()},
         )
         row = cursor.fetchone()
-    return int(row[0]) if row else 0
+    return (int(row[0]), row[1]) if row else (0, None)
+
+
+def inbox_badge_count(user: User) -> int:
+    """unread_badge_count through the cache: a signed-in page reads no table for its header
+    badge once the count is cached. The services forget the entry whenever they change what it
+    counts (collaboration.services.badge.inbox_badge_forget)."""
+    key = badge_cache_key(user.pk)
+    cached = cache.get(key)
+    if cached is not None:
+        return int(cached)
+    count, first_expiry = _badge_count_and_expiry(user)
+    timeout = BADGE_CACHE_SECONDS
+    if first_expiry is not None:
+        until_expiry = (first_expiry - timezone.now()).total_seconds()
+        timeout = max(1, min(timeout, math.ceil(until_expiry)))
+    cache.set(key, count, timeout)
+    return count

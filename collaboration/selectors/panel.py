@@ -16,7 +16,11 @@ from researchers.models import Researcher
 
 from .access import UNAVAILABLE, invite_refusal, pending_between, verified_record_of
 
-ANCHORS_SHOWN = 20
+# The panel offers the most recent works and the most frequent topics of the two; any other of
+# theirs is found by the picker's search (anchor_search), a bounded list whatever the records.
+ANCHORS_SHOWN = 8
+ANCHOR_SEARCH_LIMIT = 20
+ANCHOR_QUERY_MAX_LENGTH = 100
 
 
 @dataclass
@@ -78,20 +82,53 @@ def collaboration_panel_for(
     )
     if panel.can_invite and sender_record is not None:
         record_ids = [sender_record.pk, researcher.pk]
-        panel.anchor_works = [
-            (work_id, title)
-            for work_id, title in Authorship.objects.filter(researcher_id__in=record_ids)
-            .order_by("-work__publication_date", "-work_id")
-            .values_list("work_id", "work__title")
-            .distinct()[:ANCHORS_SHOWN]
-        ]
-        panel.anchor_topics = list(
-            Topic.objects.filter(work_topics__work__authorships__researcher_id__in=record_ids)
-            .annotate(works=Count("work_topics__work", distinct=True))
-            .order_by("-works", "name")
-            .values_list("id", "name")[:ANCHORS_SHOWN]
-        )
+        panel.anchor_works = _anchor_works(record_ids, query="", limit=ANCHORS_SHOWN)
+        panel.anchor_topics = _anchor_topics(record_ids, query="", limit=ANCHORS_SHOWN)
     return panel
+
+
+def _anchor_works(record_ids: list[int], *, query: str, limit: int) -> list[tuple[int, str]]:
+    works = Authorship.objects.filter(researcher_id__in=record_ids)
+    if query:
+        works = works.filter(work__title__icontains=query)
+    return [
+        (work_id, title)
+        for work_id, title, _ in works.order_by("-work__publication_date", "-work_id")
+        .values_list("work_id", "work__title", "work__publication_date")
+        .distinct()[:limit]
+    ]
+
+
+def _anchor_topics(record_ids: list[int], *, query: str, limit: int) -> list[tuple[int, str]]:
+    topics = Topic.objects.filter(work_topics__work__authorships__researcher_id__in=record_ids)
+    if query:
+        topics = topics.filter(name__icontains=query)
+    return list(
+        topics.annotate(works=Count("work_topics__work", distinct=True))
+        .order_by("-works", "name")
+        .values_list("id", "name")[:limit]
+    )
+
+
+def anchor_search(
+    researcher: Researcher, user: User, *, kind: str, query: str
+) -> list[tuple[int, str]]:
+    """The invitation picker's search: up to ANCHOR_SEARCH_LIMIT works (or topics) of the viewer
+    or of `researcher` whose title (or name) holds `query`, most recent (or most frequent)
+    first. Only someone the service would let invite `researcher` may search: anyone else gets
+    the service's refusal raised. A fixed number of queries whatever the records hold."""
+    sender_record = verified_record_of(user)
+    refusal = invite_refusal(
+        sender=user, sender_record=sender_record, recipient_researcher=researcher
+    )
+    if refusal is not None:
+        raise refusal
+    assert sender_record is not None
+    record_ids = [sender_record.pk, researcher.pk]
+    query = query.strip()[:ANCHOR_QUERY_MAX_LENGTH]
+    if kind == "topics":
+        return _anchor_topics(record_ids, query=query, limit=ANCHOR_SEARCH_LIMIT)
+    return _anchor_works(record_ids, query=query, limit=ANCHOR_SEARCH_LIMIT)
 
 
 def collaboration_settings_for(user: User) -> CollaborationSettings:

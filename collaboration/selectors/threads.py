@@ -43,6 +43,9 @@ class ConversationThread:
     id: int
     other_name: str
     other_slug: str | None
+    # The other side's account is deleted: nothing about them can be changed any more
+    # (mute, block), so the page offers none of it.
+    other_gone: bool
     other_unavailable: bool
     viewer_blocked_them: bool
     muted: bool
@@ -134,6 +137,7 @@ def conversation_for(user: User, conversation_id: int, *, limit: int = 200) -> C
         id=conversation_id,
         other_name=other_name,
         other_slug=None if gone or other is None else other.slug,
+        other_gone=gone,
         other_unavailable=unavailable,
         viewer_blocked_them=viewer_blocked_them,
         muted=mine.muted,

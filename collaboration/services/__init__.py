@@ -12,6 +12,7 @@ One module per responsibility:
 - account:       collaboration settings; deleting one's account
 - emails:        the "unread messages" emails (10 minutes unread, one per hour)
 - notify:        the notifications collaboration sends
+- badge:         forgetting the header badge's cached count when what it counts changes
 
 Refusals are bzpeer.errors ServiceErrors (InvalidRequest 400, Forbidden 403, Conflict 409,
 RateLimited 429); what the user may not see at all is an Http404. Who may invite whom is one
@@ -23,6 +24,7 @@ from __future__ import annotations
 from collaboration.selectors.access import CLAIM_FIRST, SUSPENDED, UNAVAILABLE
 
 from .account import account_delete, collaboration_settings_update
+from .badge import inbox_badge_forget
 from .blocks import block_create, block_delete
 from .conversations import (
     conversation_mark_read,
@@ -57,6 +59,7 @@ __all__ = [
     "collaboration_settings_update",
     "conversation_mark_read",
     "conversation_mute",
+    "inbox_badge_forget",
     "invitation_accept",
     "invitation_decline",
     "invitation_send",

@@ -21,6 +21,8 @@ from collaboration.models import (
     WhoMayInvite,
 )
 
+from .badge import inbox_badge_forget
+
 logger = logging.getLogger(__name__)
 
 
@@ -44,9 +46,9 @@ def account_delete(*, user: User) -> None:
     erased_messages = Message.objects.filter(author=user).update(
         body="", deleted_at=Coalesce(F("deleted_at"), now)
     )
-    Invitation.objects.filter(sender=user, status=InvitationStatus.PENDING).update(
-        status=InvitationStatus.WITHDRAWN, responded_at=now
-    )
+    pending_sent = Invitation.objects.filter(sender=user, status=InvitationStatus.PENDING)
+    inbox_badge_forget(list(pending_sent.values_list("recipient_id", flat=True)))
+    pending_sent.update(status=InvitationStatus.WITHDRAWN, responded_at=now)
     # An invitation they received and never answered ends as if it ran out.
     Invitation.objects.filter(recipient=user, status=InvitationStatus.PENDING).update(
         status=InvitationStatus.EXPIRED

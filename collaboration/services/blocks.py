@@ -13,6 +13,7 @@ from bzpeer.users.models import User
 from collaboration.models import Block, Invitation, InvitationStatus
 from researchers.models import Researcher
 
+from .badge import inbox_badge_forget
 from .flags import user_flag_if_needed
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ def block_create(*, blocker: User, researcher: Researcher) -> None:
         Q(sender=blocker, recipient_id=blocked_id) | Q(sender_id=blocked_id, recipient=blocker),
         status=InvitationStatus.PENDING,
     ).update(status=InvitationStatus.WITHDRAWN, responded_at=timezone.now())
+    inbox_badge_forget([blocker.pk, blocked_id])
     user_flag_if_needed(user_id=blocked_id)
     logger.info("user %s blocked user %s", blocker.pk, blocked_id)
 

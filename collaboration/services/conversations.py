@@ -30,6 +30,8 @@ from collaboration.selectors.access import (
     UNAVAILABLE,
 )
 
+from .badge import inbox_badge_forget
+
 logger = logging.getLogger(__name__)
 
 
@@ -116,6 +118,7 @@ def message_send(*, author: User, conversation_id: int, body: str) -> Message:
     )
     message._state.adding = False
     message._state.db = connection.alias
+    inbox_badge_forget([other.user_id])
     logger.info("message %s sent in conversation %s", message.pk, conversation_id)
     return message
 
@@ -147,6 +150,7 @@ def conversation_mark_read(*, user: User, conversation_id: int) -> None:
     ).update(unread_count=0, unread_since=None, last_read_at=timezone.now())
     if not marked:
         raise Http404("No such conversation.")
+    inbox_badge_forget([user.pk])
 
 
 def conversation_mute(*, user: User, conversation_id: int, muted: bool) -> None:
@@ -156,3 +160,4 @@ def conversation_mute(*, user: User, conversation_id: int, muted: bool) -> None:
     ).update(muted=muted)
     if not changed:
         raise Http404("No such conversation.")
+    inbox_badge_forget([user.pk])

@@ -36,6 +36,7 @@ from collaboration.selectors.access import (
 from publications.models import Authorship, WorkTopic
 from researchers.models import Researcher
 
+from .badge import inbox_badge_forget
 from .notify import invitation_answered_notify, invitation_received_notify
 from .quotas import invitation_quota_check, settings_lock
 
@@ -155,6 +156,7 @@ def invitation_send(
     if topics:
         invitation.anchor_topics.set(topics)
     recipient = User.objects.get(pk=recipient_id)
+    inbox_badge_forget([recipient_id])
     invitation_received_notify(invitation, recipient=recipient)
     logger.info("invitation %s sent by user %s to user %s", invitation.pk, sender.pk, recipient_id)
     return invitation
@@ -225,6 +227,7 @@ def invitation_accept(*, user: User, invitation_id: int) -> Conversation:
     invitation.responded_at = now
     invitation.conversation = conversation
     invitation.save(update_fields=["status", "responded_at", "conversation"])
+    inbox_badge_forget([invitation.recipient_id])
     invitation_answered_notify(invitation, sender=User.objects.get(pk=invitation.sender_id))
     logger.info("invitation %s accepted: conversation %s", invitation.pk, conversation.pk)
     return conversation
@@ -241,6 +244,7 @@ def invitation_decline(*, user: User, invitation_id: int) -> Invitation:
     invitation.status = InvitationStatus.DECLINED
     invitation.responded_at = now
     invitation.save(update_fields=["status", "responded_at"])
+    inbox_badge_forget([invitation.recipient_id])
     if invitation.sender_id is not None and not blocked_between(user.pk, invitation.sender_id):
         invitation_answered_notify(invitation, sender=User.objects.get(pk=invitation.sender_id))
     return invitation
@@ -257,6 +261,7 @@ def invitation_withdraw(*, user: User, invitation_id: int) -> Invitation:
     invitation.status = InvitationStatus.WITHDRAWN
     invitation.responded_at = now
     invitation.save(update_fields=["status", "responded_at"])
+    inbox_badge_forget([invitation.recipient_id])
     return invitation
 
 

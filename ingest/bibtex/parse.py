@@ -5,7 +5,10 @@ module resolves them itself, so each rule is visible: field names in any case, @
 (names case-insensitive) and `#` concatenation, the standard month macros, `crossref` fields
 inherited from the parent entry, and LaTeX turned into Unicode by pylatexenc ({\\"o} -> ö).
 Every block bibtexparser could not read (a duplicate key, a broken entry) comes back as an
-error with its reason: no entry is lost silently.
+error with its reason, said where the researcher finds it in their file (diagnose.py: the
+line, the entry's key and the field, in words); an entry bibtexparser read past a mistake (a
+missing comma, a `}` too many) is an error too, not an entry with wrong values: no entry is
+lost silently.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import bibtexparser
 from bibtexparser import model
 from pylatexenc.latex2text import LatexNodes2Text
 from pylatexenc.latexwalker import LatexWalker, get_default_latex_context_db
+
+from .diagnose import entry_problems
 
 MONTHS = {
     name: number
@@ -164,15 +169,39 @@ def parse_bibtex(text: str) -> BibFile:
     for string in library.strings:
         strings[string.key.lower()] = resolve_value(str(string.value), strings, [])
     result = BibFile()
+    problems = entry_problems(text)
     # (entry, warning) pairs: the entries of the library and those recovered from failed blocks.
-    readable: list[tuple[model.Entry, str]] = [(entry, "") for entry in library.entries]
+    readable: list[tuple[model.Entry, str]] = []
+    for library_entry in library.entries:
+        problem = problems.get(_line_number(library_entry.start_line))
+        if problem is not None and problem.silent:
+            # Read without a word by bibtexparser, but with the wrong values: refused.
+            result.errors.append(
+                BibError(
+                    reason=problem.message[:300],
+                    line=_line_number(library_entry.start_line),
+                    key=library_entry.key,
+                )
+            )
+            continue
+        readable.append((library_entry, ""))
+    first_lines = {entry.key: _line_number(entry.start_line) for entry in reversed(library.entries)}
     for block in library.failed_blocks:
         recovered = _recoverable_entry(block)
         if recovered is not None:
             readable.append(recovered)
             continue
+        problem = problems.get(_line_number(block.start_line))
         if isinstance(block, model.DuplicateBlockKeyBlock):
-            reason = f"duplicate key {block.key!r}: the first entry with this key was kept"
+            first = first_lines.get(block.key)
+            earlier = f" on line {first}" if first else ""
+            reason = (
+                f"the entry '{block.key}' on line {_line_number(block.start_line)} has the "
+                f"same key as an earlier entry{earlier}: only the first one is added; give "
+                "this one a key of its own"
+            )
+        elif problem is not None:
+            reason = problem.message
         else:
             reason = _failure_reason(block)
         result.errors.append(

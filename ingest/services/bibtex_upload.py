@@ -194,16 +194,25 @@ def _rate_limit(action: str, user: User, client_address: str) -> None:
         ) from refusal
 
 
-def _issue_place(issue: ImportIssue) -> tuple[str, int | None]:
-    """The entry's key and line in the file, from the raw record the reader wrote."""
+def _issue_place(issue: ImportIssue) -> tuple[str, int | None, str]:
+    """The entry's key, its line in the file and what is wrong with it, from the raw record
+    the reader wrote. An entry the reader could not read carries its reason, said for the
+    researcher (ingest.bibtex.diagnose); the issue's own reason starts with the stored file's
+    path, which means nothing to them."""
     try:
         raw = orjson.loads(issue.raw)
     except orjson.JSONDecodeError:
-        return issue.external_id, None
+        return issue.external_id, None, issue.reason
     if not isinstance(raw, dict):
-        return issue.external_id, None
+        return issue.external_id, None, issue.reason
     line = raw.get("line")
-    return str(raw.get("key") or issue.external_id), line if isinstance(line, int) else None
+    error = raw.get("error")
+    reason = error if isinstance(error, str) and error else issue.reason
+    return (
+        str(raw.get("key") or issue.external_id),
+        line if isinstance(line, int) and line > 0 else None,
+        reason,
+    )
 
 
 def bibtex_upload_plan(*, researcher: Researcher, text: str, file_name: str) -> UploadPlan:
@@ -259,8 +268,8 @@ def bibtex_upload_plan(*, researcher: Researcher, text: str, file_name: str) -> 
     }
     for issue in batch.issues:
         if issue.severity == ImportIssue.Severity.ERROR:
-            key, line = _issue_place(issue)
-            plan.rejected.append(RejectedEntry(key=key, line=line, reason=issue.reason))
+            key, line, reason = _issue_place(issue)
+            plan.rejected.append(RejectedEntry(key=key, line=line, reason=reason))
     _plan_matches(plan, researcher, kept, slots)
     return plan
 

@@ -59,4 +59,19 @@
   } else {
     initCounters(document);
   }
+  // The invitation's anchor picker: a ticked work or topic moves to the chosen list, so a new
+  // search (which replaces the results) keeps it; unticked in the chosen list, it goes away.
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (!box || box.type !== "checkbox") return;
+    var picker = box.closest("[data-anchor-picker]");
+    if (!picker) return;
+    var chosen = picker.querySelector("[data-anchor-chosen]");
+    var label = box.closest("label");
+    if (box.checked && chosen && label && !chosen.contains(label)) {
+      chosen.appendChild(label);
+    } else if (!box.checked && chosen && label && chosen.contains(label)) {
+      label.remove();
+    }
+  });
 })();

@@ -52,7 +52,7 @@ def test_the_claimant_adds_works_from_a_bibtex_file(
     page.goto(f"{live_server.url}/accounts/login/?next=/researchers/{record.slug}/")
     page.locator("input[name=login]").fill(user.email)
     page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    page.get_by_role("button", name="Log in").click()
     page.get_by_role("link", name="Add works from a BibTeX file").click()
     expect(page.get_by_role("heading", name="Add works from a BibTeX file")).to_be_visible()
 

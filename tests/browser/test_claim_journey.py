@@ -76,7 +76,7 @@ def test_sign_up_claim_approve_at_l4_and_edit_the_profile(
         page.goto(f"{base}/accounts/login/")
         page.locator("input[name=login]").fill(EMAIL)
         page.locator("input[name=password]").fill(PASSWORD)
-        page.get_by_role("button", name="Sign In").click()
+        page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("button", name="Log out")).to_be_visible()
     screenshot("1-verified")
 
@@ -105,7 +105,7 @@ def test_sign_up_claim_approve_at_l4_and_edit_the_profile(
     admin.goto(f"{base}/admin/login/")
     admin.locator("input[name=login]").fill("moderator@example.org")
     admin.locator("input[name=password]").fill("moderator-password")
-    admin.get_by_role("button", name="Sign In").click()
+    admin.get_by_role("button", name="Log in").click()
     admin.goto(f"{base}/admin/claims/pendingclaim/")
     expect(admin.get_by_text("Zhizhen Zhong").first).to_be_visible()
     admin.get_by_role("link", name=str(claim.pk), exact=True).click()

@@ -47,7 +47,7 @@ def _log_in(page, base: str, email: str) -> None:
     page.goto(f"{base}/accounts/login/")
     page.locator("input[name=login]").fill(email)
     page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("button", name="Log out")).to_be_visible()
 
 

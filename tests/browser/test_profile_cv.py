@@ -115,7 +115,7 @@ def test_the_cv_at_desktop_and_phone_width_and_hiding_an_entry(
     page.goto(f"{live_server.url}/accounts/login/?next=/claims/researchers/{record.slug}/edit/")
     page.locator("input[name=login]").fill(user.email)
     page.locator("input[name=password]").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    page.get_by_role("button", name="Log in").click()
     page.get_by_role("button", name="Hide from my profile: ByteDance").click()
     expect(page.get_by_text("The entry is hidden from your profile.")).to_be_visible()
     expect(page.get_by_role("button", name="Show on my profile: ByteDance")).to_be_visible()

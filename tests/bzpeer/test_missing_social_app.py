@@ -50,7 +50,7 @@ def test_orcid_sign_in_without_keys_is_a_404_page_saying_so(no_orcid_keys, url):
 
     assert response.status_code == 404
     page = response.content.decode()
-    assert "Sign-in with ORCID is not available here" in page
+    assert "Logging in with ORCID is not available here" in page
     assert 'href="/accounts/login/"' in page
 
 
@@ -64,7 +64,7 @@ def test_connecting_orcid_without_keys_is_the_same_404_for_a_member(no_orcid_key
     )
 
     assert response.status_code == 404
-    assert "Sign-in with ORCID is not available here" in response.content.decode()
+    assert "Logging in with ORCID is not available here" in response.content.decode()
 
 
 def test_a_wrong_method_on_the_orcid_login_is_no_server_error(no_orcid_keys):

@@ -66,7 +66,8 @@ def test_accents_come_out_as_unicode(testdata_dir):
 def test_duplicate_keys_are_errors_with_the_key(testdata_dir):
     parsed = _bib(testdata_dir, "bibtex/bibtexparser/biblatex-examples.bib")
     assert [e.reason for e in parsed.errors] == [
-        "duplicate key 'tmn4': the first entry with this key was kept"
+        "the entry 'tmn4' on line 1543 has the same key as an earlier entry on line 1535: "
+        "only the first one is added; give this one a key of its own"
     ]
 
 
@@ -79,11 +80,16 @@ def test_an_unclosed_entry_is_an_error_that_says_why_and_its_neighbours_are_read
     assert [e.key for e in parsed.entries] == ["first", "third"]
     (error,) = parsed.errors
     assert (error.key, error.line) == ("broken", 2)
-    assert error.reason.startswith("the @article entry could not be read: ")
-    assert "Was still looking for field-value closing" in error.reason
+    assert error.reason == (
+        "in the entry 'broken', the value of the field 'title' on line 2 opens more braces '{' "
+        "than it closes, so the fields after it are read as its text"
+    )
 
 
 def test_an_entry_cut_off_by_the_end_of_the_file_says_so():
     (error,) = parse_bibtex("@book{cut, title={Half a book").errors
     assert error.key == "cut"
-    assert error.reason == ("the @book entry could not be read: Unexpectedly reached end of file.")
+    assert error.reason == (
+        "in the entry 'cut', the value of the field 'title' on line 1 opens a brace '{' that is "
+        "never closed"
+    )

@@ -71,7 +71,7 @@ def test_the_claimant_previews_then_confirms(client, alice, record, testdata_dir
     assert response.status_code == 200
     text = response.content.decode()
     assert "New works (1)" in text and "Not added (1)" in text
-    assert "none of its authors" in text  # Burke_2012 does not list Alice
+    assert "None of its authors" in text  # Burke_2012 does not list Alice
     assert Work.objects.filter(title__contains="Attacks").count() == 0
 
     response = client.post(confirm, {"token": _token(response)})

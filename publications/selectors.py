@@ -90,9 +90,10 @@ def work_survivor_id(work_id: int) -> int | None:
 
 
 def works_newest_first(queryset: QuerySet[Work]) -> QuerySet[Work]:
-    """Newest first; undated works go last (PostgreSQL would put NULLs first on DESC), and the
-    id breaks ties so pages never repeat or skip a work."""
-    return queryset.order_by(F("publication_date").desc(nulls_last=True), "-id")
+    """Newest first by the best date known (Work.sort_date: a year-only work at its year);
+    works with no date at all go last (PostgreSQL would put NULLs first on DESC), and the id
+    breaks ties so pages never repeat or skip a work."""
+    return queryset.order_by(F("sort_date").desc(nulls_last=True), "-id")
 
 
 # A researcher's works: those whose byline names them, and those their own ORCID record lists
@@ -158,7 +159,7 @@ _LISTING_SCOPES = {
     " WHERE wt.work_id = w.id AND wt.topic_id = %(topic_scope_id)s)",
     "institution": "EXISTS (SELECT 1 FROM publications_authorship a"
     " WHERE a.work_id = w.id AND a.institution_ids @> ARRAY[%(institution_id)s]::bigint[])",
-    "dated": "w.publication_date IS NOT NULL",
+    "dated": "w.sort_date IS NOT NULL",
 }
 _LISTING_FILTERS = {
     "year": "w.publication_year = %(year)s",
@@ -166,10 +167,12 @@ _LISTING_FILTERS = {
     "topic_id": "EXISTS (SELECT 1 FROM publications_worktopic ft"
     " WHERE ft.work_id = w.id AND ft.topic_id = %(topic_id)s)",
 }
-# Newest first puts undated works last; the id breaks ties so pages never repeat or skip one.
+# Newest first by the best date known (Work.sort_date, a year-only work at its year, read from
+# work_newest_idx); works with no date at all last; the id breaks ties so pages never repeat or
+# skip one.
 _LISTING_ORDERS = {
-    "newest": "w.publication_date DESC NULLS LAST, w.id DESC",
-    "cited": "w.cited_by_count DESC, w.publication_date DESC NULLS LAST, w.id DESC",
+    "newest": "w.sort_date DESC NULLS LAST, w.id DESC",
+    "cited": "w.cited_by_count DESC, w.sort_date DESC NULLS LAST, w.id DESC",
 }
 # The byline's start and the topics are built by PostgreSQL inside the page's own query (the
 # subqueries run for the rows of the page only, after the sort and limit), so a page of twenty

@@ -38,6 +38,10 @@ class Institution(models.Model):
         return self.name
 
 
+# The sources that state figures for a researcher's whole record, by the name pages give them.
+STATED_FIGURES_SOURCES = {"openalex": "OpenAlex"}
+
+
 class Researcher(models.Model):
     slug = models.SlugField(max_length=200, unique=True)
     display_name = models.CharField(max_length=500)
@@ -126,8 +130,9 @@ class Researcher(models.Model):
         return self.display_name
 
     @property
-    def has_stated_figures(self) -> bool:
-        return bool(self.stated_figures_source)
+    def stated_figures_source_label(self) -> str:
+        """The name of the source of the stated_* figures, as a page labels them."""
+        return STATED_FIGURES_SOURCES.get(self.stated_figures_source, self.stated_figures_source)
 
     @property
     def is_claimed(self) -> bool:

@@ -135,8 +135,8 @@ class ListedWork:
     of its byline in order ({"slug", "name", "raw_name", "position"} each; slug and name are null
     for an author with no researcher record), `listed_topics` its topics strongest first ({"id",
     "name", "code", "level"}), `publication_date` with its precision (Work), `listed_institution`
-    the institution the byline shows ({"id", "name", "domain"}: the listed researcher's on this
-    work, else the first listed author's with one; or None), `own_author` the listed
+    the institution the byline shows ({"id", "name", "domain"}: the first one its listed start
+    names, as the reference's "et al. · berkeley"; or None), `own_author` the listed
     researcher's own byline slot (like an entry of listed_authors, even past the listed start;
     None outside a researcher's listing or for a work their record lists without a slot)."""
 
@@ -205,16 +205,11 @@ LISTED_WORK_COLUMNS = f"""w.id, w.title, w.type, w.publication_year, w.abstract,
         WHERE wt.work_id = w.id),
        w.publication_date, w.publication_date_precision,
        (SELECT json_build_object('id', i.id, 'name', i.name, 'domain', i.email_domains[1])
-        FROM (SELECT a.institution_ids[1] AS institution_id, 0 AS rank, a.position
-              FROM publications_authorship a
-              WHERE a.researcher_id = %(own_researcher_id)s AND a.work_id = w.id
-                AND cardinality(a.institution_ids) > 0
-              UNION ALL
-              SELECT a.institution_ids[1], 1, a.position FROM publications_authorship a
+        FROM (SELECT a.institution_ids[1] AS institution_id FROM publications_authorship a
               WHERE a.work_id = w.id AND a.position <= {LISTED_AUTHORS}
                 AND cardinality(a.institution_ids) > 0
-              ORDER BY rank, position LIMIT 1) chosen
-        JOIN researchers_institution i ON i.id = chosen.institution_id),
+              ORDER BY a.position LIMIT 1) first_named
+        JOIN researchers_institution i ON i.id = first_named.institution_id),
        (SELECT json_build_object('slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name,
                                  'position', a.position)
         FROM publications_authorship a JOIN researchers_researcher r ON r.id = a.researcher_id

@@ -103,17 +103,17 @@ def profile_with_works(db):
             publication_year=2023 if n == 0 else 2020,
             authors_count=30,
         )
+        # The first institution the byline names is the work's (Coauthor 2's, as the
+        # reference's "et al. · berkeley").
         for position in range(1, 13):
             AuthorshipFactory(
-                work=work, researcher=None, position=position, raw_name=f"Coauthor {position}"
+                work=work,
+                researcher=None,
+                position=position,
+                raw_name=f"Coauthor {position}",
+                institution_ids=[berkeley.pk] if position == 2 else [],
             )
-        AuthorshipFactory(
-            work=work,
-            researcher=ada,
-            position=20,
-            raw_name="Ada Lovelace",
-            institution_ids=[berkeley.pk],
-        )
+        AuthorshipFactory(work=work, researcher=ada, position=20, raw_name="Ada Lovelace")
         WorkTopicFactory(work=work, topic=networking, score=1.0)
         WorkTopicFactory(work=work, topic=learning, score=0.5)
     return ada

@@ -12,7 +12,7 @@ from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, QuerySet
 from django.http import Http404
 
 from bzpeer.db import read_connection
@@ -204,7 +204,7 @@ def works_for_claimant(researcher: Researcher, *, limit: int = 200) -> list[Work
     return list(
         Work.objects.filter(authorships__researcher=researcher)
         .distinct()
-        .order_by("-publication_date", "-id")
+        .order_by(F("sort_date").desc(nulls_last=True), "-id")
         .prefetch_related(
             Prefetch("split_requests", queryset=open_requests, to_attr="open_split_requests")
         )[:limit]

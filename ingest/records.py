@@ -330,6 +330,21 @@ class AffiliationRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class StatedFigures:
+    """The figures a source states for a researcher's whole record (OpenAlex: works_count,
+    cited_by_count and summary_stats), as of the source record's date ("YYYY-MM-DD"). They count
+    works bzpeer may not hold, so they are kept beside bzpeer's own, never in place of them."""
+
+    source: str
+    as_of: str | None = None
+    works_count: int | None = None
+    cited_by_count: int | None = None
+    h_index: int | None = None
+    i10_index: int | None = None
+    two_year_mean_citedness: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ResearcherRecord:
     """A researcher as a source describes them: OpenAlex (keyed by openalex_id) or ORCID
     (openalex_id None, keyed by its checksum-valid orcid)."""
@@ -350,6 +365,8 @@ class ResearcherRecord:
     urls: tuple[tuple[str, str], ...] = ()
     # (scheme, value) pairs: ('scopus', '123'), ('dblp', 'w/WeiWang0001').
     external_ids: tuple[tuple[str, str], ...] = ()
+    # What the source states for the whole record (OpenAlex), or None.
+    stated_figures: StatedFigures | None = None
 
 
 @dataclass(frozen=True, slots=True)

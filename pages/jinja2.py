@@ -24,6 +24,13 @@ from jinja2 import Environment
 
 from claims.templatetags.claims_tags import claim_panel_for, trust_band
 from collaboration.jinja import JINJA_GLOBALS as COLLABORATION_GLOBALS
+from publications.display import (
+    category_tag,
+    compact_byline,
+    institution_short_name,
+    work_categories,
+    work_date_label,
+)
 from publications.templatetags.scholarly import (
     citations_chart,
     jsonld,
@@ -51,6 +58,10 @@ def environment(**options: Any) -> Environment:
         htmx_script=htmx_script,
         claim_panel_for=claim_panel_for,
         citations_chart=citations_chart,
+        work_date_label=work_date_label,
+        work_categories=work_categories,
+        compact_byline=compact_byline,
+        institution_short_name=institution_short_name,
     )
     # The profile's "Direct collaboration" panel and the header's inbox badge.
     env.globals.update(COLLABORATION_GLOBALS)
@@ -62,5 +73,6 @@ def environment(**options: Any) -> Environment:
         work_url=work_url,
         trust_band=trust_band,
         pluralize=pluralize,
+        category_tag=category_tag,
     )
     return env

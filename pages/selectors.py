@@ -75,6 +75,8 @@ SELECT r.id, r.slug, r.display_name, r.tagline, r.alternate_names, r.orcid, r.op
        r.claimed_by_id, r.works_count, r.cited_by_count, r.h_index, r.i10_index, r.topics_count,
        r.followers_count, coalesce(c.close_collaborators_count, 0) AS close_collaborators_count,
        r.citations_by_year, r.last_known_institution_id, r.merged_into_id, r.updated_at,
+       r.stated_works_count, r.stated_cited_by_count, r.stated_h_index, r.stated_i10_index,
+       r.stated_two_year_mean_citedness, r.stated_figures_source, r.stated_figures_as_of,
        i.name AS last_known_institution_name, m.slug AS merged_into_slug,
        stated.institution_id AS stated_institution_id, stated.name AS stated_institution_name,
        stated.source AS stated_institution_source,

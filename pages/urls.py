@@ -22,6 +22,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("following/", views.following, name="following"),
     path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
+    path("researchers/<slug:slug>/cv/", views.researcher_cv, name="researcher-cv"),
     path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
     path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
     path("institutions/<int:pk>/follow/", views.institution_follow, name="institution-follow"),

@@ -148,6 +148,29 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+# The printable CV lists this many works, newest first; a longer record says how many more
+# its profile holds. One statement whatever the record's size.
+CV_WORKS_SHOWN = 500
+
+
+@require_safe
+def researcher_cv(request: HttpRequest, slug: str) -> HttpResponse:
+    """The printable CV (/researchers/<slug>/cv/): identity, positions, education, awards and
+    works, in three queries (the record with its CV, the works, their count)."""
+    researcher = selectors.researcher_for_profile(slug)
+    if researcher is None:
+        return not_found(request, "researcher")
+    if researcher.merged_into_id:
+        return redirect(
+            reverse("researcher-cv", args=[researcher.merged_into_slug]), permanent=True
+        )
+    listing = WorkListing.for_researcher(researcher.pk)
+    works = listing[:CV_WORKS_SHOWN]
+    works_total = len(works) if len(works) < CV_WORKS_SHOWN else listing.count()
+    context = {"researcher": researcher, "works": works, "works_total": works_total}
+    return render(request, "pages/cv.html", context, using="jinja2")
+
+
 @require_POST
 def researcher_follow(request: HttpRequest, slug: str) -> HttpResponse:
     researcher = get_object_or_404(researcher_selectors.researchers_public(), slug=slug)

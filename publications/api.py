@@ -186,7 +186,8 @@ class WorkOutputSerializer(serializers.ModelSerializer):
 @extend_schema_view(
     get=extend_schema(
         summary="List works",
-        description="Works, newest first (undated works last).",
+        description="Works, newest first by the best date known (a work with only a year at its "
+        "year; works with no date last).",
     )
 )
 class WorkListView(ListAPIView):
@@ -268,8 +269,8 @@ class WorkDetailView(RetrieveAPIView):
 @extend_schema_view(
     get=extend_schema(
         summary="List a researcher's works",
-        description="The researcher's works, newest first (undated works last). "
-        + MERGED_REDIRECT_DESCRIPTION,
+        description="The researcher's works, newest first by the best date known (a work with only "
+        "a year at its year; works with no date last). " + MERGED_REDIRECT_DESCRIPTION,
         responses={
             200: WorkOutputSerializer(many=True),
             302: OpenApiResponse(MergedRecordSerializer, description=MERGED_REDIRECT_DESCRIPTION),

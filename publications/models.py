@@ -4,7 +4,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models.functions import Now
+from django.db.models import Func, Value
+from django.db.models.functions import Coalesce, Now, NullIf
 
 
 class WorkType(models.TextChoices):
@@ -91,6 +92,23 @@ class Work(models.Model):
     # 'year', 'month' or 'day': how much of publication_date the sources know ('' = a full
     # date, as OpenAlex gives). A month-precise date is stored as its first day.
     publication_date_precision = models.CharField(max_length=5, blank=True, db_default="")
+    # The best date known, what "newest first" sorts by: the date, or a year-only work at the
+    # first day of its year (as a month-precise date is stored as the month's first day).
+    # Computed by PostgreSQL, so the writer's COPY loads and every other write keep it right.
+    sort_date = models.GeneratedField(
+        expression=Coalesce(
+            "publication_date",
+            Func(
+                NullIf("publication_year", Value(0)),
+                Value(1),
+                Value(1),
+                function="make_date",
+                output_field=models.DateField(),
+            ),
+        ),
+        output_field=models.DateField(null=True),
+        db_persist=True,
+    )
     source = models.ForeignKey(
         Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="works"
     )
@@ -120,12 +138,12 @@ class Work(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["-publication_date", "-id"]
+        ordering = [models.F("sort_date").desc(nulls_last=True), "-id"]
         indexes = [
             GinIndex(fields=["search_vector"], name="work_search_vector_gin"),
             models.Index(fields=["-publication_year"], name="work_year_idx"),
             models.Index(
-                models.F("publication_date").desc(nulls_last=True),
+                models.F("sort_date").desc(nulls_last=True),
                 models.F("id").desc(),
                 name="work_newest_idx",
             ),

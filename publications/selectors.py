@@ -91,9 +91,10 @@ def work_survivor_id(work_id: int) -> int | None:
 
 
 def works_newest_first(queryset: QuerySet[Work]) -> QuerySet[Work]:
-    """Newest first; undated works go last (PostgreSQL would put NULLs first on DESC), and the
-    id breaks ties so pages never repeat or skip a work."""
-    return queryset.order_by(F("publication_date").desc(nulls_last=True), "-id")
+    """Newest first by the best date known (Work.sort_date: a year-only work at its year);
+    works with no date at all go last (PostgreSQL would put NULLs first on DESC), and the id
+    breaks ties so pages never repeat or skip a work."""
+    return queryset.order_by(F("sort_date").desc(nulls_last=True), "-id")
 
 
 # A researcher's works: those whose byline names them, and those their own ORCID record lists
@@ -132,9 +133,13 @@ def works_for_researcher(researcher: Researcher) -> QuerySet[Work]:
 @dataclass(frozen=True, slots=True)
 class ListedWork:
     """A work as listings show it (pages/_work_item.html): `listed_authors` is the start
-    of its byline in order ({"slug", "name", "raw_name"} each; slug and name are null for an
-    author with no researcher record), `listed_topics` its topics strongest first ({"id",
-    "name", "code"})."""
+    of its byline in order ({"slug", "name", "raw_name", "position"} each; slug and name are null
+    for an author with no researcher record), `listed_topics` its topics strongest first ({"id",
+    "name", "code", "level"}), `publication_date` with its precision (Work), `listed_institution`
+    the institution the byline shows ({"id", "name", "domain"}: the first one its listed start
+    names, as the reference's "et al. · berkeley"; or None), `own_author` the listed
+    researcher's own byline slot (like an entry of listed_authors, even past the listed start;
+    None outside a researcher's listing or for a work their record lists without a slot)."""
 
     pk: int
     title: str
@@ -149,6 +154,10 @@ class ListedWork:
     source_short_name: str | None
     listed_authors: list[dict[str, Any]]
     listed_topics: list[dict[str, Any]]
+    publication_date: Any = None
+    publication_date_precision: str = ""
+    listed_institution: dict[str, Any] | None = None
+    own_author: dict[str, Any] | None = None
 
 
 # Which works a listing holds. Fixed SQL; the values travel as parameters.
@@ -159,7 +168,7 @@ _LISTING_SCOPES = {
     " WHERE wt.work_id = w.id AND wt.topic_id = %(topic_scope_id)s)",
     "institution": "EXISTS (SELECT 1 FROM publications_authorship a"
     " WHERE a.work_id = w.id AND a.institution_ids @> ARRAY[%(institution_id)s]::bigint[])",
-    "dated": "w.publication_date IS NOT NULL",
+    "dated": "w.sort_date IS NOT NULL",
 }
 _LISTING_FILTERS = {
     "year": "w.publication_year = %(year)s",
@@ -167,26 +176,48 @@ _LISTING_FILTERS = {
     "topic_id": "EXISTS (SELECT 1 FROM publications_worktopic ft"
     " WHERE ft.work_id = w.id AND ft.topic_id = %(topic_id)s)",
 }
-# Newest first puts undated works last; the id breaks ties so pages never repeat or skip one.
+# Newest first by the best date known (Work.sort_date, a year-only work at its year, read from
+# work_newest_idx); works with no date at all last; the id breaks ties so pages never repeat or
+# skip one.
 _LISTING_ORDERS = {
-    "newest": "w.publication_date DESC NULLS LAST, w.id DESC",
-    "cited": "w.cited_by_count DESC, w.publication_date DESC NULLS LAST, w.id DESC",
+    "newest": "w.sort_date DESC NULLS LAST, w.id DESC",
+    "cited": "w.cited_by_count DESC, w.sort_date DESC NULLS LAST, w.id DESC",
 }
-# The byline's start and the topics are built by PostgreSQL inside the page's own query (the
-# subqueries run for the rows of the page only, after the sort and limit), so a page of twenty
-# works is one statement and no model instances.
-_LISTING_PAGE_SQL = f"""
-SELECT w.id, w.title, w.type, w.publication_year, w.abstract, w.doi, w.arxiv_id, w.code_url,
-       w.cited_by_count, w.authors_count, coalesce(nullif(s.abbreviated_name, ''), s.name),
+# The byline's start, the topics, the byline's institution and the listed researcher's own slot
+# are built by PostgreSQL inside the page's own query (the subqueries run for the rows of the
+# page only, after the sort and limit, each from an index: the byline's (work, position), the
+# topics' (work, topic), the researcher's (researcher, work)), so a page of twenty works is one
+# statement and no model instances. LISTED_WORK_COLUMNS are ListedWork's fields in order, for
+# the aliases w (the work) and s (its venue), with %(own_researcher_id)s (or NULL) the listed
+# researcher; the feed selects them too.
+LISTED_WORK_COLUMNS = f"""w.id, w.title, w.type, w.publication_year, w.abstract, w.doi,
+       w.arxiv_id, w.code_url, w.cited_by_count, w.authors_count,
+       coalesce(nullif(s.abbreviated_name, ''), s.name),
        (SELECT coalesce(json_agg(json_build_object(
-                   'slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name)
+                   'slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name,
+                   'position', a.position)
                    ORDER BY a.position), '[]')
         FROM publications_authorship a LEFT JOIN researchers_researcher r ON r.id = a.researcher_id
         WHERE a.work_id = w.id AND a.position <= {LISTED_AUTHORS}),
-       (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'code', t.code)
+       (SELECT coalesce(json_agg(json_build_object(
+                   'id', t.id, 'name', t.name, 'code', t.code, 'level', t.level)
                    ORDER BY wt.score DESC, t.name), '[]')
         FROM publications_worktopic wt JOIN publications_topic t ON t.id = wt.topic_id
-        WHERE wt.work_id = w.id)
+        WHERE wt.work_id = w.id),
+       w.publication_date, w.publication_date_precision,
+       (SELECT json_build_object('id', i.id, 'name', i.name, 'domain', i.email_domains[1])
+        FROM (SELECT a.institution_ids[1] AS institution_id FROM publications_authorship a
+              WHERE a.work_id = w.id AND a.position <= {LISTED_AUTHORS}
+                AND cardinality(a.institution_ids) > 0
+              ORDER BY a.position LIMIT 1) first_named
+        JOIN researchers_institution i ON i.id = first_named.institution_id),
+       (SELECT json_build_object('slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name,
+                                 'position', a.position)
+        FROM publications_authorship a JOIN researchers_researcher r ON r.id = a.researcher_id
+        WHERE a.researcher_id = %(own_researcher_id)s AND a.work_id = w.id
+        ORDER BY a.position LIMIT 1)"""
+_LISTING_PAGE_SQL = f"""
+SELECT {LISTED_WORK_COLUMNS}
 FROM publications_work w LEFT JOIN publications_source s ON s.id = w.source_id
 WHERE {{where}}
 ORDER BY {{order}}
@@ -217,6 +248,7 @@ class WorkListing:
     ) -> None:
         conditions = [_LISTING_SCOPES[scope]]
         self._params: dict[str, Any] = {
+            "own_researcher_id": scope_id if scope == "researcher" else None,
             "researcher_id": scope_id,
             "topic_scope_id": scope_id,
             "institution_id": scope_id,

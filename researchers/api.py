@@ -13,6 +13,7 @@ from django_filters import rest_framework as filters
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
+    extend_schema_field,
     extend_schema_view,
 )
 from rest_framework import serializers
@@ -82,6 +83,27 @@ class ResearcherFilter(filters.FilterSet):
         return researchers_matching_name(queryset, value)
 
 
+class StatedFiguresSerializer(serializers.Serializer):
+    """The figures a source states for the researcher's whole record, which can count works
+    bzpeer does not hold; works_count, cited_by_count, h_index and i10_index beside them are
+    bzpeer's own, computed from the works it holds."""
+
+    source = serializers.CharField(
+        source="stated_figures_source", help_text="Who states them: 'openalex'."
+    )
+    source_label = serializers.CharField(source="stated_figures_source_label")
+    as_of = serializers.DateField(
+        source="stated_figures_as_of", allow_null=True, help_text="The source record's date."
+    )
+    works_count = serializers.IntegerField(source="stated_works_count", allow_null=True)
+    cited_by_count = serializers.IntegerField(source="stated_cited_by_count", allow_null=True)
+    h_index = serializers.IntegerField(source="stated_h_index", allow_null=True)
+    i10_index = serializers.IntegerField(source="stated_i10_index", allow_null=True)
+    two_year_mean_citedness = serializers.FloatField(
+        source="stated_two_year_mean_citedness", allow_null=True
+    )
+
+
 class ResearcherOutputSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(
         view_name="api:researcher-detail", lookup_field="slug"
@@ -93,6 +115,11 @@ class ResearcherOutputSerializer(serializers.ModelSerializer):
         source="get_verification_level_display", read_only=True
     )
     claimed = serializers.BooleanField(source="is_claimed", read_only=True)
+    stated_figures = serializers.SerializerMethodField(
+        help_text="What a source states for the whole record (null where none does), beside "
+        "works_count, cited_by_count, h_index and i10_index, which bzpeer computes from the "
+        "works it holds."
+    )
 
     class Meta:
         model = Researcher
@@ -108,12 +135,19 @@ class ResearcherOutputSerializer(serializers.ModelSerializer):
             "h_index",
             "i10_index",
             "topics_count",
+            "stated_figures",
             "verification_level",
             "verification_level_label",
             "trust_score",
             "claimed",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(StatedFiguresSerializer(allow_null=True))
+    def get_stated_figures(self, researcher: Researcher) -> dict[str, Any] | None:
+        if not researcher.stated_figures_source:
+            return None
+        return dict(StatedFiguresSerializer(researcher).data)
 
 
 def researcher_or_404(slug: str) -> Researcher:

@@ -38,6 +38,10 @@ class Institution(models.Model):
         return self.name
 
 
+# The sources that state figures for a researcher's whole record, by the name pages give them.
+STATED_FIGURES_SOURCES = {"openalex": "OpenAlex"}
+
+
 class Researcher(models.Model):
     slug = models.SlugField(max_length=200, unique=True)
     display_name = models.CharField(max_length=500)
@@ -83,6 +87,17 @@ class Researcher(models.Model):
     topics_count = models.PositiveIntegerField(default=0)
     followers_count = models.PositiveIntegerField(default=0)
     citations_by_year = models.JSONField(default=dict, blank=True)
+    # The figures a source states for the researcher's whole record (OpenAlex's works_count,
+    # cited_by_count and summary_stats), which count works bzpeer may not hold: shown beside the
+    # figures above, never in place of them, labelled with the source and the date of its
+    # record. Null where no source stated them. Written by ingest.writer.researchers.
+    stated_works_count = models.PositiveIntegerField(null=True, blank=True)
+    stated_cited_by_count = models.PositiveIntegerField(null=True, blank=True)
+    stated_h_index = models.PositiveIntegerField(null=True, blank=True)
+    stated_i10_index = models.PositiveIntegerField(null=True, blank=True)
+    stated_two_year_mean_citedness = models.FloatField(null=True, blank=True)
+    stated_figures_source = models.CharField(max_length=20, blank=True, db_default="")
+    stated_figures_as_of = models.DateField(null=True, blank=True)
 
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_records"
@@ -113,6 +128,11 @@ class Researcher(models.Model):
 
     def __str__(self) -> str:
         return self.display_name
+
+    @property
+    def stated_figures_source_label(self) -> str:
+        """The name of the source of the stated_* figures, as a page labels them."""
+        return STATED_FIGURES_SOURCES.get(self.stated_figures_source, self.stated_figures_source)
 
     @property
     def is_claimed(self) -> bool:

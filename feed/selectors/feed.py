@@ -52,7 +52,7 @@ from django.core import signing
 from django.db import connection
 
 from bzpeer.users.models import User
-from publications.selectors import LISTED_AUTHORS
+from publications.selectors import LISTED_WORK_COLUMNS
 
 PAGE_SIZE = 20
 # The header shows at most this many new items, then "50+": counting stops at one more.
@@ -77,7 +77,6 @@ class FeedItem:
     title: str
     type: str
     publication_year: int | None
-    publication_date: Any
     abstract: str
     doi: str | None
     arxiv_id: str | None
@@ -87,6 +86,10 @@ class FeedItem:
     source_short_name: str | None
     listed_authors: list[dict[str, Any]]
     listed_topics: list[dict[str, Any]]
+    publication_date: Any
+    publication_date_precision: str
+    listed_institution: dict[str, Any] | None
+    own_author: dict[str, Any] | None
     because_researchers: list[dict[str, Any]]
     because_topics: list[dict[str, Any]]
     is_new: bool
@@ -136,20 +139,10 @@ watermark AS MATERIALIZED (
     ) AS read_through
 )"""
 
-# The columns of a listed work (FeedItem's fields from pk to listed_topics), for the aliases w
-# (publications_work) and s (its source).
-_WORK_COLUMNS = f"""w.id, w.title, w.type, w.publication_year, w.publication_date,
-       w.abstract, w.doi, w.arxiv_id, w.code_url, w.cited_by_count, w.authors_count,
-       coalesce(nullif(s.abbreviated_name, ''), s.name),
-       (SELECT coalesce(json_agg(json_build_object(
-                   'slug', r.slug, 'name', r.display_name, 'raw_name', a.raw_name)
-                   ORDER BY a.position), '[]')
-        FROM publications_authorship a LEFT JOIN researchers_researcher r ON r.id = a.researcher_id
-        WHERE a.work_id = w.id AND a.position <= {LISTED_AUTHORS}),
-       (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'code', t.code)
-                   ORDER BY wt.score DESC, t.name), '[]')
-        FROM publications_worktopic wt JOIN publications_topic t ON t.id = wt.topic_id
-        WHERE wt.work_id = w.id)"""
+# The columns of a listed work (FeedItem's fields from pk to own_author, ListedWork's), for the
+# aliases w (publications_work) and s (its source).
+# No listed researcher in the feed: no own byline slot, the first author's institution.
+_WORK_COLUMNS = LISTED_WORK_COLUMNS.replace("%(own_researcher_id)s", "NULL")
 
 # Why a work is in the user's feed (FeedItem.because_*), for the work id {work_id}.
 _BECAUSE_COLUMNS = """       -- Why: the byline's and the topics' unmuted follows, one probe of the follow's unique

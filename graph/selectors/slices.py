@@ -63,15 +63,17 @@ LIMIT %(limit)s
 _WORKS_SQL = """
 WITH mine AS MATERIALIZED (
     SELECT DISTINCT w.id, w.title, w.publication_year, w.publication_date, w.cited_by_count,
-           w.type, w.authors_count
+           w.type, w.authors_count, w.sort_date
     FROM publications_authorship au JOIN publications_work w ON w.id = au.work_id
     WHERE au.researcher_id = %(id)s
 )
-(SELECT *, 'recent' AS why FROM mine
- ORDER BY publication_date DESC NULLS LAST, publication_year DESC NULLS LAST, id DESC
- LIMIT %(recent)s)
+(SELECT id, title, publication_year, publication_date, cited_by_count, type, authors_count,
+        'recent' AS why
+ FROM mine ORDER BY sort_date DESC NULLS LAST, id DESC LIMIT %(recent)s)
 UNION ALL
-(SELECT *, 'cited' AS why FROM mine ORDER BY cited_by_count DESC, id DESC LIMIT %(cited)s)
+(SELECT id, title, publication_year, publication_date, cited_by_count, type, authors_count,
+        'cited' AS why
+ FROM mine ORDER BY cited_by_count DESC, id DESC LIMIT %(cited)s)
 """
 
 # Topics by the number of the researcher's works on them. The LATERAL makes it one index probe

@@ -21,8 +21,7 @@ summary_ranked AS (
     SELECT k.researcher_id, k.work_id,
            row_number() OVER (
                PARTITION BY k.researcher_id
-               ORDER BY k.publication_date DESC NULLS LAST, k.publication_year DESC NULLS LAST,
-                        k.work_id DESC
+               ORDER BY k.sort_date DESC NULLS LAST, k.work_id DESC
            ) AS recent_rank,
            row_number() OVER (
                PARTITION BY k.researcher_id ORDER BY k.cited DESC, k.work_id DESC
@@ -96,7 +95,7 @@ researcher_works AS MATERIALIZED (
     WHERE l.position IS NULL
 ),
 ranked AS (
-    SELECT rw.researcher_id, rw.work_id, w.publication_date, w.publication_year,
+    SELECT rw.researcher_id, rw.work_id, w.sort_date,
            w.cited_by_count AS cited
     FROM researcher_works rw JOIN publications_work w ON w.id = rw.work_id
 ),

@@ -14,6 +14,9 @@ from .authors import NameMention, researchers_by_orcid, researchers_for_mentions
 from .identity import is_publisher_doi, orcid_is_valid
 from .staging import Cursor, Warning_, WriteResult, copy_rows, ids_by_key, stage_rows
 
+PRIMARY_CATEGORY_SCORE = 1.0
+OTHER_CATEGORY_SCORE = 0.9
+
 
 def category_topic(code: str) -> TopicRecord:
     """arXiv's category 'cs.LG' as a topic (level category), shown as its code."""
@@ -183,8 +186,11 @@ def write_work_topics(
         record = records[index]
         for wt in record.topics:
             scores.setdefault((work_id, wt.topic.external_id), (wt.score, record.origin))
-        for code in record.categories:
-            scores.setdefault((work_id, category_topic(code).external_id), (1.0, record.origin))
+        # The primary category (a record lists it first) scores above the others, so listings
+        # show it as the work's primary category (publications.display.work_categories).
+        for rank, code in enumerate(record.categories):
+            score = PRIMARY_CATEGORY_SCORE if rank == 0 else OTHER_CATEGORY_SCORE
+            scores.setdefault((work_id, category_topic(code).external_id), (score, record.origin))
     if not scores:
         return
     topic_ids = ids_by_key(cursor, "publications_topic", "external_id", {key for _, key in scores})

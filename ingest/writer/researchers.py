@@ -4,6 +4,7 @@ bylines name."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.utils.text import slugify
 from unidecode import unidecode
@@ -51,6 +52,35 @@ NAME_ONLY_RESEARCHER_DEFAULT_VALUES = ", ".join(
     "0" if name == "verification_level" else value for name, value in _NEW_RESEARCHER_DEFAULTS
 )
 
+# What the source states for the whole record (records.StatedFigures), beside the figures
+# bzpeer computes from the works it holds (graph's metrics): replaced by each newer record, so
+# figures a source stops stating go.
+_STATED_STAGED = [
+    ("stated_works_count", "int"),
+    ("stated_cited_by_count", "int"),
+    ("stated_h_index", "int"),
+    ("stated_i10_index", "int"),
+    ("stated_two_year_mean_citedness", "float8"),
+    ("stated_figures_source", "text"),
+    ("stated_figures_as_of", "date"),
+]
+
+
+def _stated_values(record: ResearcherRecord) -> tuple[Any, ...]:
+    figures = record.stated_figures
+    if figures is None:
+        return (None, None, None, None, None, "", None)
+    return (
+        figures.works_count,
+        figures.cited_by_count,
+        figures.h_index,
+        figures.i10_index,
+        figures.two_year_mean_citedness,
+        figures.source,
+        figures.as_of,
+    )
+
+
 _RESEARCHERS = UpsertTable(
     table="researchers_researcher",
     stage="stage_researcher",
@@ -64,6 +94,7 @@ _RESEARCHERS = UpsertTable(
         ("slug", "text"),
         ("content_hash", "text"),
         ("source_updated_at", "timestamptz"),
+        *_STATED_STAGED,
     ],
     columns=[
         # The slug a profile was created with stays its address.
@@ -74,6 +105,7 @@ _RESEARCHERS = UpsertTable(
         # A record that lost its ORCID iD upstream keeps the one it had.
         Column("orcid", update="COALESCE(EXCLUDED.orcid, t.orcid)"),
         Column("last_known_institution_id", "i.id"),
+        *(Column(name) for name, _ in _STATED_STAGED),
         *(Column(name, value, insert_only=True) for name, value in _NEW_RESEARCHER_DEFAULTS),
     ],
     joins="LEFT JOIN researchers_institution i ON i.openalex_id = s.institution_openalex_id",
@@ -245,6 +277,7 @@ def write_researchers(cursor: Cursor, records: Sequence[ResearcherRecord]) -> Wr
                 researcher_slug(r.display_name, r.openalex_id or ""),
                 content_hash(r),
                 r.source_updated_at,
+                *_stated_values(r),
             )
             for r in records
         ],

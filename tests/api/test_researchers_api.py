@@ -67,6 +67,7 @@ def test_it_shows_every_documented_researcher_field(client):
         "h_index": 17,
         "i10_index": 20,
         "topics_count": 5,
+        "stated_figures": None,
         "verification_level": 3,
         "verification_level_label": "L3 claim corroborated",
         "trust_score": 81,

@@ -9,12 +9,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ingest.records import (
+    OPENALEX,
     AffiliationRecord,
     InstitutionRecord,
     InstitutionRef,
     MappingError,
     ResearcherRecord,
     SourceRecord,
+    StatedFigures,
     TopicRecord,
     TopicWithAncestors,
 )
@@ -141,6 +143,43 @@ def topic_with_ancestors(obj: dict[str, Any]) -> tuple[TopicRecord, tuple[TopicR
     return topic, tuple(ancestors)
 
 
+def _count(value: object) -> int | None:
+    """A non-negative whole number as OpenAlex states it, or None (bool is not a count)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31:
+        return value
+    return None
+
+
+def _mean(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e9:
+        return float(value)
+    return None
+
+
+def stated_figures(author: dict[str, Any]) -> StatedFigures | None:
+    """What OpenAlex states for the author's whole record (works_count, cited_by_count and
+    summary_stats' h_index, i10_index and 2yr_mean_citedness), as of the record's updated_date;
+    None when it states none of them."""
+    summary = typed_field(author, "summary_stats", dict, {})
+    figures = StatedFigures(
+        source=OPENALEX,
+        as_of=(source_updated_at(author) or "")[:10] or None,
+        works_count=_count(author.get("works_count")),
+        cited_by_count=_count(author.get("cited_by_count")),
+        h_index=_count(summary.get("h_index")),
+        i10_index=_count(summary.get("i10_index")),
+        two_year_mean_citedness=_mean(summary.get("2yr_mean_citedness")),
+    )
+    stated = (
+        figures.works_count,
+        figures.cited_by_count,
+        figures.h_index,
+        figures.i10_index,
+        figures.two_year_mean_citedness,
+    )
+    return figures if any(value is not None for value in stated) else None
+
+
 def map_author(obj: object) -> ResearcherRecord:
     author = require_object(obj)
     openalex_id = openalex_short_id(author["id"], kind="A")
@@ -182,6 +221,7 @@ def map_author(obj: object) -> ResearcherRecord:
         last_known_institution=institution_ref(last_known[0]) if last_known else None,
         affiliations=tuple(dict.fromkeys(affiliations)),
         source_updated_at=source_updated_at(author),
+        stated_figures=stated_figures(author),
     )
 
 

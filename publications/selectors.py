@@ -346,11 +346,7 @@ CITATIONS_PER_PAGE = 20
 CITATION_SORTS = {
     # "citations": the most cited first; "year": the newest first (a year-only work at its year).
     "citations": (F("cited_by_count").desc(), F("id").desc()),
-    "year": (
-        F("publication_year").desc(nulls_last=True),
-        F("publication_date").desc(nulls_last=True),
-        F("id").desc(),
-    ),
+    "year": (F("sort_date").desc(nulls_last=True), F("id").desc()),
 }
 # The source whose citation count a work shows: the first that has the work (ingest's merge
 # precedence for cited_by_count, ingest.writer.merge.PRECEDENCE).

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     write, the writer's COPY loads included."""
 
     dependencies = [
-        ("publications", "0014_import_records_to_ingest"),
+        ("publications", "0015_citations"),
     ]
 
     operations = [

@@ -20,6 +20,7 @@ from collaboration.models import (
     Message,
     WhoMayInvite,
 )
+from feed.services import follows_delete_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,8 @@ def account_delete(*, user: User) -> None:
     messages stay, shown as deleted, from "Deleted researcher"), their pending invitations
     are withdrawn and the purposes they wrote erased, their claim is released (audited, the
     record loses what they wrote on it), and the account goes. The other side keeps their
-    own messages: conversation rows point at the user with SET NULL."""
+    own messages: conversation rows point at the user with SET NULL. Their follows go, and the
+    follower counts of what they followed come down."""
     now = timezone.now()
     user_id = user.pk
     erased_messages = Message.objects.filter(author=user).update(
@@ -69,5 +71,8 @@ def account_delete(*, user: User) -> None:
             "messages_erased": erased_messages,
         },
     )
+    # Their follows go with the account; removed here, not by the cascade of user.delete(),
+    # so that the followed records' stored counts come down with them (issue 24).
+    follows_delete_for_user(user_id=user_id)
     user.delete()
     logger.info("account of user %s deleted", user_id)

@@ -77,6 +77,51 @@ def follow_delete(*, user: User, target: Followable) -> bool:
     return bool(deleted)
 
 
+def _followed_delete_for_user(
+    *, model: type[Topic | Institution], follow_table: str, column: str, user_id: int
+) -> None:
+    """One kind of follow of this user gone, and each followed record's count down with it:
+    the records locked first in id order (FOR NO KEY UPDATE, as researchers.services does),
+    then one statement for the rows and the counts."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {table} WHERE id IN"  # noqa: S608 - table names from the models
+            f" (SELECT {column} FROM {follow_table} WHERE user_id = %(user)s)"
+            " ORDER BY id FOR NO KEY UPDATE",
+            {"user": user_id},
+        )
+        cursor.execute(
+            f"""
+            WITH gone AS (
+                DELETE FROM {follow_table} WHERE user_id = %(user)s RETURNING {column} AS id
+            )
+            UPDATE {table} t SET followers_count = greatest(t.followers_count - g.n, 0)
+            FROM (SELECT id, count(*) AS n FROM gone GROUP BY id) g
+            WHERE t.id = g.id
+            """,  # noqa: S608 - table names from the models
+            {"user": user_id},
+        )
+
+
+@transaction.atomic
+def follows_delete_for_user(*, user_id: int) -> None:
+    """Every follow of this user (researchers, topics, institutions) removed and every stored
+    count it added taken back, set-based; for account deletion, before the user row goes (its
+    cascade would remove the rows and leave the counts high). Researchers first, then topics,
+    then institutions: the lock order rule, each kind in id order."""
+    researcher_services.follows_delete_for_user(user_id=user_id)
+    _followed_delete_for_user(
+        model=Topic, follow_table=TopicFollow._meta.db_table, column="topic_id", user_id=user_id
+    )
+    _followed_delete_for_user(
+        model=Institution,
+        follow_table=InstitutionFollow._meta.db_table,
+        column="institution_id",
+        user_id=user_id,
+    )
+
+
 def follow_mute_set(*, user: User, target: Researcher | Topic, muted: bool) -> bool:
     """Leave a followed researcher's or topic's works out of the feed (or let them back in)
     without unfollowing. Returns False when the user does not follow it. Institutions feed

@@ -1,0 +1,239 @@
+"""The lock order rule (docs/architecture.md, "Lock order"), proved with threads on real
+PostgreSQL connections: transactions that lock the same researcher rows run against each other
+at the moment that used to deadlock (issue 24, item 3), and every one of them finishes, with
+no deadlock, no retry and the right final state.
+
+Each test makes the dangerous interleaving happen for sure rather than by luck: one side is
+held at the step that matters (by a row another connection holds, or by waiting until the
+other side is blocked, seen in pg_stat_activity) before the other side moves.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+
+from claims import services as claim_services
+from claims.trust import researchers_trust_refresh
+from collaboration import services as collaboration_services
+from feed.services.follower_counts import follower_counts_recompute
+from ingest.services.follow_up import researchers_follow_up
+from publications.models import Authorship
+from researchers.models import Follow, Researcher
+from researchers.services import follow_create
+from tests.factories import AuthorshipFactory, ResearcherFactory, UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+DEADLINE = 20.0
+
+
+class Side(threading.Thread):
+    """One transaction on its own connection; keeps its result or exception and its backend
+    pid (to see from outside whether it waits on a lock)."""
+
+    def __init__(self, call: Callable[[], Any]) -> None:
+        super().__init__(daemon=True)
+        self.call = call
+        self.pid: int | None = None
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.started_up = threading.Event()
+
+    def run(self) -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                self.pid = cursor.fetchone()[0]
+            self.started_up.set()
+            self.result = self.call()
+        except BaseException as error:  # the outcome under test
+            self.error = error
+        finally:
+            self.started_up.set()
+            connection.close()
+
+    def begin(self) -> Side:
+        self.start()
+        assert self.started_up.wait(DEADLINE)
+        return self
+
+    def finish(self) -> Any:
+        self.join(DEADLINE)
+        assert not self.is_alive(), "still running: a lock wait that never ended"
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def waiting_on_a_lock(pid: int | None) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
+        row = cursor.fetchone()
+    return row is not None and row[0] == "Lock"
+
+
+def until_blocked_or_done(side: Side) -> bool:
+    """Wait until `side` waits on a lock (True) or has finished (False)."""
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        if not side.is_alive():
+            return False
+        if waiting_on_a_lock(side.pid):
+            return True
+        time.sleep(0.02)
+    raise AssertionError("neither blocked nor done")
+
+
+@pytest.fixture
+def no_lock_conflicts(caplog):
+    """Fails the test if any service had to retry a deadlock or serialization failure: the
+    order must make them impossible, not merely survivable."""
+    caplog.set_level(logging.WARNING, logger="bzpeer.db")
+    yield
+    assert "lock conflict" not in caplog.text
+
+
+def test_an_import_follow_up_and_a_trust_refresh_lock_their_researchers_without_deadlock(
+    no_lock_conflicts,
+):
+    """The import's follow-up in the batch's transaction (a small import: the ORCID record a
+    claimant's approval fetches) against the trust refresh task the approval queued for the
+    record and its coauthors. The batch's byline insert holds FOR KEY SHARE on a record (the
+    foreign key check) before its follow-up locks records in id order; the trust refresh took
+    FOR UPDATE in id order, so it held the lower record while it waited for the higher one,
+    which the batch held, while the batch waited for the lower one."""
+    lower, higher = ResearcherFactory(), ResearcherFactory()
+    assert lower.pk < higher.pk
+    byline_written = threading.Event()
+    refresh_seen = threading.Event()
+
+    def import_batch() -> None:
+        with transaction.atomic():
+            AuthorshipFactory(researcher=higher)  # FOR KEY SHARE on `higher`
+            byline_written.set()
+            assert refresh_seen.wait(DEADLINE)
+            researchers_follow_up(researcher_ids=[lower.pk, higher.pk])
+
+    def trust_refresh() -> int:
+        assert byline_written.wait(DEADLINE)
+        return researchers_trust_refresh(researcher_ids=[lower.pk, higher.pk])
+
+    batch = Side(import_batch).begin()
+    refresh = Side(trust_refresh).begin()
+    # Before the fix the refresh blocks here, holding `lower`; after it, it does not wait.
+    until_blocked_or_done(refresh)
+    refresh_seen.set()
+    batch.finish()
+    refresh.finish()
+
+    higher.refresh_from_db()
+    assert higher.works_count == 1
+    assert higher.trust_breakdown and Researcher.objects.get(pk=lower.pk).trust_breakdown
+
+
+def test_an_invitation_and_a_trust_refresh_of_both_records_do_not_deadlock(
+    alice, bob, no_lock_conflicts
+):
+    """Sending (or accepting) an invitation writes rows that point at both people's records;
+    their foreign keys are checked at commit (Django's are deferred), taking FOR KEY SHARE on
+    the recipient's record, then the sender's (the order of the constraints' triggers). The
+    trust refresh a claim approval queues scores both records, locking them in id order: with
+    FOR UPDATE it held the sender's (lower) and waited for the recipient's, which the
+    committing invitation held while it waited for the sender's: "deadlock detected". With FOR
+    NO KEY UPDATE neither waits for the other.
+
+    A third connection holding FOR KEY SHARE on the recipient's record (as another committing
+    write would) stops the refresh between its two rows, so the commit lands in that gap."""
+    from collaboration.models import Invitation
+    from tests.support.people import approved_claimant
+
+    alice.record = ResearcherFactory()  # the sender's record: the lower id
+    bob.record = ResearcherFactory()
+    assert alice.record.pk < bob.record.pk
+    for user in (alice, bob):
+        AuthorshipFactory(researcher=user.record)
+        approved_claimant(user, user.record, level=3)
+        user.record.refresh_from_db()
+    gate_held, open_gate = threading.Event(), threading.Event()
+
+    def gate() -> None:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id FROM researchers_researcher WHERE id = %s FOR KEY SHARE",
+                [bob.record.pk],
+            )
+            gate_held.set()
+            assert open_gate.wait(DEADLINE)
+
+    def send() -> Invitation:
+        return collaboration_services.invitation_send(
+            sender=alice,
+            recipient_researcher=bob.record,
+            kind="coauthor",
+            purpose="A joint paper on optical interconnects for training clusters, soon.",
+        )
+
+    held = Side(gate).begin()
+    assert gate_held.wait(DEADLINE)
+    refresh = Side(
+        lambda: researchers_trust_refresh(researcher_ids=[alice.record.pk, bob.record.pk])
+    ).begin()
+    until_blocked_or_done(refresh)  # before the fix: holds alice's record, waits for bob's
+    sender = Side(send).begin()
+    until_blocked_or_done(sender)  # before the fix: its commit waits for alice's record
+    open_gate.set()
+    held.finish()
+    refresh.finish()
+    sender.finish()
+    assert Invitation.objects.filter(sender=alice).count() == 1
+    assert all(
+        r.trust_breakdown
+        for r in Researcher.objects.filter(pk__in=[alice.record.pk, bob.record.pk])
+    )
+
+
+def test_a_follow_during_a_merge_waits_for_it_instead_of_deadlocking(moderator, no_lock_conflicts):
+    """A merge locks both records, then moves their follows; a follow of the survivor by a
+    user who follows the source, at that moment. The follow used to insert its row first and
+    then lock the record (for the count): the merge, moving the user's follow onto the
+    survivor, waited for that uncommitted row while the follow waited for the merge's record
+    lock. Now the follow locks the record first, so it waits before writing anything."""
+    source, survivor = ResearcherFactory(), ResearcherFactory()
+    AuthorshipFactory(researcher=source)
+    user = UserFactory()
+    assert follow_create(user=user, researcher=source)
+    gate_held, open_gate = threading.Event(), threading.Event()
+
+    def gate() -> None:
+        # Holds the source's byline: the merge stops at its first step, its locks held.
+        with transaction.atomic():
+            Authorship.objects.select_for_update().filter(researcher=source).get()
+            gate_held.set()
+            assert open_gate.wait(DEADLINE)
+
+    def merge() -> Researcher:
+        return claim_services.researcher_merge(
+            source=source, survivor=survivor, moderator=moderator, reason="Same person."
+        )
+
+    held = Side(gate).begin()
+    assert gate_held.wait(DEADLINE)
+    merging = Side(merge).begin()
+    assert until_blocked_or_done(merging)
+    following = Side(lambda: follow_create(user=user, researcher=survivor)).begin()
+    assert until_blocked_or_done(following)
+    open_gate.set()
+    held.finish()
+    merging.finish()
+    assert following.finish() is False  # the merge had already moved their follow
+
+    assert list(Follow.objects.values_list("user_id", "researcher_id")) == [(user.pk, survivor.pk)]
+    assert Researcher.objects.get(pk=survivor.pk).followers_count == 1
+    assert follower_counts_recompute(fix=False).total_off == 0

@@ -15,6 +15,7 @@ from functools import partial
 from django.db import connection, transaction
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from researchers.services import researcher_pages_invalidate
 
 TRUST_VERSION = 1
@@ -230,6 +231,7 @@ WHERE r.id = f.id
 """
 
 
+@retry_on_lock_conflict
 def researchers_trust_refresh(
     *, researcher_ids: Collection[int], as_of: datetime.date | None = None
 ) -> int:

@@ -9,6 +9,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.errors import InvalidRequest
 from bzpeer.users.models import User
 from claims.models import Claim, ClaimStatus, ModerationAction
@@ -33,6 +34,7 @@ def collaboration_settings_update(*, user: User, who_may_invite: str) -> None:
     )
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def account_delete(*, user: User) -> None:
     """Delete `user`'s account, in one transaction: their message bodies are erased (the

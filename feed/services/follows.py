@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.users.models import User
 from feed.models import FeedState, InstitutionFollow, TopicFollow
 from publications.models import Topic
@@ -34,6 +35,7 @@ def _follow_insert(*, table: str, column: str, user: User, target_id: int) -> bo
         return cursor.rowcount == 1
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def follow_create(*, user: User, target: Followable) -> bool:
     """Follow a researcher, topic or institution. Returns False when already followed."""
@@ -57,6 +59,7 @@ def follow_create(*, user: User, target: Followable) -> bool:
     return created
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def follow_delete(*, user: User, target: Followable) -> bool:
     """Stop following. Returns False when there was nothing to remove."""

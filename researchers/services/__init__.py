@@ -8,6 +8,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.users.models import User
 
 from .. import page_cache
@@ -15,6 +16,7 @@ from ..models import Follow, Researcher
 from .locks import researchers_lock
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def follow_create(*, user: User, researcher: Researcher) -> bool:
     """Follow a researcher. Returns False when the user already followed them.
@@ -40,6 +42,7 @@ def follow_create(*, user: User, researcher: Researcher) -> bool:
     return created
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def follow_delete(*, user: User, researcher: Researcher) -> bool:
     """Stop following. Returns False when there was nothing to remove. The record's row is

@@ -91,13 +91,28 @@ def until_blocked_or_done(side: Side) -> bool:
     raise AssertionError("neither blocked nor done")
 
 
+class _Retries(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 @pytest.fixture
-def no_lock_conflicts(caplog):
+def no_lock_conflicts():
     """Fails the test if any service had to retry a deadlock or serialization failure: the
-    order must make them impossible, not merely survivable."""
-    caplog.set_level(logging.WARNING, logger="bzpeer.db")
-    yield
-    assert "lock conflict" not in caplog.text
+    order must make them impossible, not merely survivable. A handler on bzpeer.db's own
+    logger: the root logger's handlers are replaced when the app configures logging."""
+    retries = _Retries()
+    logger = logging.getLogger("bzpeer.db")
+    logger.addHandler(retries)
+    try:
+        yield
+    finally:
+        logger.removeHandler(retries)
+    assert not retries.messages, retries.messages
 
 
 def test_an_import_follow_up_and_a_trust_refresh_lock_their_researchers_without_deadlock(
@@ -237,3 +252,56 @@ def test_a_follow_during_a_merge_waits_for_it_instead_of_deadlocking(moderator, 
     assert list(Follow.objects.values_list("user_id", "researcher_id")) == [(user.pk, survivor.pk)]
     assert Researcher.objects.get(pk=survivor.pk).followers_count == 1
     assert follower_counts_recompute(fix=False).total_off == 0
+
+
+def test_an_import_batch_writing_researchers_and_a_trust_refresh_do_not_deadlock(
+    no_lock_conflicts,
+):
+    """The writer's upsert of researchers (an import batch, e.g. the claimant's ORCID record an
+    approval fetches) against the trust refresh the approval queued. The upsert locked the
+    existing rows in OpenAlex id order, FOR UPDATE (it may set an ORCID iD, a key); the
+    refresh locks in id order: each held one record the other wanted. The writer now locks
+    the existing rows in id order before its upsert.
+
+    A third connection holding FOR KEY SHARE on the lower record (as a committing follow of it
+    would) stops the batch at that record, so the refresh comes in between."""
+    from ingest.records import ResearcherRecord
+    from ingest.writer import write_researchers
+
+    lower = ResearcherFactory(openalex_id="A900")  # the lower id, the later OpenAlex id
+    higher = ResearcherFactory(openalex_id="A100")
+    assert lower.pk < higher.pk
+    gate_held, open_gate = threading.Event(), threading.Event()
+
+    def gate() -> None:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id FROM researchers_researcher WHERE id = %s FOR KEY SHARE", [lower.pk]
+            )
+            gate_held.set()
+            assert open_gate.wait(DEADLINE)
+
+    def import_batch() -> None:
+        with transaction.atomic(), connection.cursor() as cursor:
+            write_researchers(
+                cursor.cursor,
+                [
+                    ResearcherRecord(openalex_id="A100", display_name="Ada Renamed"),
+                    ResearcherRecord(openalex_id="A900", display_name="Bea Renamed"),
+                ],
+            )
+
+    held = Side(gate).begin()
+    assert gate_held.wait(DEADLINE)
+    batch = Side(import_batch).begin()
+    assert until_blocked_or_done(batch)  # waits for the lower record
+    refresh = Side(lambda: researchers_trust_refresh(researcher_ids=[lower.pk, higher.pk])).begin()
+    until_blocked_or_done(refresh)  # before the fix: holds the lower, waits for the higher
+    open_gate.set()
+    held.finish()
+    batch.finish()
+    refresh.finish()
+    assert sorted(Researcher.objects.values_list("display_name", flat=True)) == [
+        "Ada Renamed",
+        "Bea Renamed",
+    ]

@@ -305,3 +305,108 @@ def test_an_import_batch_writing_researchers_and_a_trust_refresh_do_not_deadlock
         "Ada Renamed",
         "Bea Renamed",
     ]
+
+
+def test_an_account_deleted_during_a_merge_waits_for_it_and_leaves_exact_counts(
+    moderator, no_lock_conflicts
+):
+    """Account deletion takes back the follows of every record the user followed. It locks
+    those records first, in id order, so against a merge of two of them (which holds both and
+    then moves their follows) it waits before touching a follow row, and the survivor's count
+    comes out right whichever commits first."""
+    source, survivor = ResearcherFactory(), ResearcherFactory()
+    AuthorshipFactory(researcher=source)
+    leaving, staying = UserFactory(), UserFactory()
+    for user in (leaving, staying):
+        assert follow_create(user=user, researcher=source)
+    assert follow_create(user=leaving, researcher=survivor)
+    gate_held, open_gate = threading.Event(), threading.Event()
+
+    def gate() -> None:
+        with transaction.atomic():
+            Authorship.objects.select_for_update().filter(researcher=source).get()
+            gate_held.set()
+            assert open_gate.wait(DEADLINE)
+
+    held = Side(gate).begin()
+    assert gate_held.wait(DEADLINE)
+    merging = Side(
+        lambda: claim_services.researcher_merge(
+            source=source, survivor=survivor, moderator=moderator, reason="Same person."
+        )
+    ).begin()
+    assert until_blocked_or_done(merging)
+    deleting = Side(lambda: collaboration_services.account_delete(user=leaving)).begin()
+    assert until_blocked_or_done(deleting)
+    open_gate.set()
+    held.finish()
+    merging.finish()
+    deleting.finish()
+
+    assert list(Follow.objects.values_list("user_id", "researcher_id")) == [
+        (staying.pk, survivor.pk)
+    ]
+    assert Researcher.objects.get(pk=survivor.pk).followers_count == 1
+    assert follower_counts_recompute(fix=False).total_off == 0
+
+
+def test_messages_sent_while_claims_are_approved_and_trust_is_refreshed_all_go_through(
+    alice, bob, no_lock_conflicts
+):
+    """The reported failure: messages sent right after claim approvals, while the approvals'
+    trust refreshes score the people's records and their coauthors. A message writes no row
+    that points at a record, so it never waits for them; the approvals and refreshes lock the
+    records in id order. A few rounds, all at the same instant."""
+    from collaboration.models import ConversationParticipant
+    from tests.collaboration.factories import accepted_conversation
+    from tests.support.people import make_member, submit
+
+    for user in (alice, bob):
+        user.record = ResearcherFactory()
+        AuthorshipFactory(researcher=user.record)
+        claim_services.claim_approve(claim=submit(user, user.record), moderator=None, level=3)
+        user.record.refresh_from_db()
+    conversation = accepted_conversation(alice, bob)
+    newcomers = [make_member(f"newcomer{i}@example.org") for i in range(3)]
+    records = [ResearcherFactory() for _ in newcomers]
+    everyone = [alice.record.pk, bob.record.pk, *(record.pk for record in records)]
+    claims = [submit(user, record) for user, record in zip(newcomers, records, strict=True)]
+
+    for claim in claims:
+        barrier = threading.Barrier(4)
+
+        def together(call: Callable[[], Any], barrier: threading.Barrier = barrier) -> Any:
+            barrier.wait(DEADLINE)
+            return call()
+
+        sides = [
+            Side(
+                lambda c=claim: together(
+                    lambda: claim_services.claim_approve(claim=c, moderator=None, level=3)
+                )
+            ),
+            Side(lambda: together(lambda: researchers_trust_refresh(researcher_ids=everyone))),
+            Side(
+                lambda: together(
+                    lambda: collaboration_services.message_send(
+                        author=alice, conversation_id=conversation.pk, body="Hello after approvals"
+                    )
+                )
+            ),
+            Side(
+                lambda: together(
+                    lambda: collaboration_services.message_send(
+                        author=bob, conversation_id=conversation.pk, body="And back"
+                    )
+                )
+            ),
+        ]
+        for side in sides:
+            side.start()
+        for side in sides:
+            side.finish()
+
+    assert (
+        ConversationParticipant.objects.get(conversation=conversation, user=bob).unread_count == 3
+    )
+    assert all(r.claimed_by_id for r in Researcher.objects.filter(pk__in=[r.pk for r in records]))

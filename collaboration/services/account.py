@@ -12,6 +12,7 @@ from django.utils import timezone
 from bzpeer.db import retry_on_lock_conflict
 from bzpeer.errors import InvalidRequest
 from bzpeer.users.models import User
+from bzpeer.users.services import users_delete
 from claims.models import Claim, ClaimStatus, ModerationAction
 from claims.services import audit, claim_withdraw
 from collaboration.models import (
@@ -21,7 +22,6 @@ from collaboration.models import (
     Message,
     WhoMayInvite,
 )
-from feed.services import follows_delete_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +73,7 @@ def account_delete(*, user: User) -> None:
             "messages_erased": erased_messages,
         },
     )
-    # Their follows go with the account; removed here, not by the cascade of user.delete(),
-    # so that the followed records' stored counts come down with them (issue 24).
-    follows_delete_for_user(user_id=user_id)
-    user.delete()
+    # Not user.delete(): users_delete first runs what the apps above registered, so that
+    # their follows go with the followed records' stored counts (issue 24).
+    users_delete(user_ids=[user_id])
     logger.info("account of user %s deleted", user_id)

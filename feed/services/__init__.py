@@ -27,7 +27,7 @@ from .follows import (
     follow_create,
     follow_delete,
     follow_mute_set,
-    follows_delete_for_user,
+    follows_delete_for_users,
 )
 
 __all__ = [
@@ -45,5 +45,5 @@ __all__ = [
     "follow_delete",
     "follow_mute_set",
     "follower_counts_recompute",
-    "follows_delete_for_user",
+    "follows_delete_for_users",
 ]

@@ -9,6 +9,7 @@ a row, so two clicks at once leave one row and an exact count.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import connection, transaction
@@ -81,7 +82,7 @@ def follow_delete(*, user: User, target: Followable) -> bool:
 
 
 def _followed_delete_for_user(
-    *, model: type[Topic | Institution], follow_table: str, column: str, user_id: int
+    *, model: type[Topic | Institution], follow_table: str, column: str, user_ids: list[int]
 ) -> None:
     """One kind of follow of this user gone, and each followed record's count down with it:
     the records locked first in id order (FOR NO KEY UPDATE, as researchers.services does),
@@ -90,38 +91,40 @@ def _followed_delete_for_user(
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id FROM {table} WHERE id IN"  # noqa: S608 - table names from the models
-            f" (SELECT {column} FROM {follow_table} WHERE user_id = %(user)s)"
+            f" (SELECT {column} FROM {follow_table} WHERE user_id = ANY(%(users)s))"
             " ORDER BY id FOR NO KEY UPDATE",
-            {"user": user_id},
+            {"users": user_ids},
         )
         cursor.execute(
             f"""
             WITH gone AS (
-                DELETE FROM {follow_table} WHERE user_id = %(user)s RETURNING {column} AS id
+                DELETE FROM {follow_table} WHERE user_id = ANY(%(users)s) RETURNING {column} AS id
             )
             UPDATE {table} t SET followers_count = greatest(t.followers_count - g.n, 0)
             FROM (SELECT id, count(*) AS n FROM gone GROUP BY id) g
             WHERE t.id = g.id
             """,  # noqa: S608 - table names from the models
-            {"user": user_id},
+            {"users": user_ids},
         )
 
 
 @transaction.atomic
-def follows_delete_for_user(*, user_id: int) -> None:
-    """Every follow of this user (researchers, topics, institutions) removed and every stored
-    count it added taken back, set-based; for account deletion, before the user row goes (its
-    cascade would remove the rows and leave the counts high). Researchers first, then topics,
-    then institutions: the lock order rule, each kind in id order."""
-    researcher_services.follows_delete_for_user(user_id=user_id)
+def follows_delete_for_users(user_ids: Sequence[int]) -> None:
+    """Every follow of these users (researchers, topics, institutions) removed and every stored
+    count it added taken back, set-based; run by bzpeer.users.services.users_delete before the
+    user rows go (registered in feed.apps: their cascade would remove the rows and leave the
+    counts high). Researchers first, then topics, then institutions: the lock order rule, each
+    kind in id order."""
+    user_ids = list(user_ids)
+    researcher_services.follows_delete_for_users(user_ids=user_ids)
     _followed_delete_for_user(
-        model=Topic, follow_table=TopicFollow._meta.db_table, column="topic_id", user_id=user_id
+        model=Topic, follow_table=TopicFollow._meta.db_table, column="topic_id", user_ids=user_ids
     )
     _followed_delete_for_user(
         model=Institution,
         follow_table=InstitutionFollow._meta.db_table,
         column="institution_id",
-        user_id=user_id,
+        user_ids=user_ids,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from django.db import connection, transaction
 from django.db.models import F
@@ -56,9 +56,9 @@ def follow_delete(*, user: User, researcher: Researcher) -> bool:
     return bool(deleted)
 
 
-_FOLLOWS_OF_USER_DELETE_SQL = f"""
+_FOLLOWS_OF_USERS_DELETE_SQL = f"""
 WITH gone AS (
-    DELETE FROM {Follow._meta.db_table} WHERE user_id = %(user)s RETURNING researcher_id
+    DELETE FROM {Follow._meta.db_table} WHERE user_id = ANY(%(users)s) RETURNING researcher_id
 )
 UPDATE {Researcher._meta.db_table} r
 SET followers_count = greatest(r.followers_count - g.n, 0)
@@ -68,18 +68,19 @@ WHERE r.id = g.researcher_id
 
 
 @transaction.atomic
-def follows_delete_for_user(*, user_id: int) -> int:
-    """Remove every follow of a researcher by this user (their account is going) and bring each
-    followed record's count down with it: one lock statement and one statement for the rows and
-    counts, whatever the number of follows. Returns the number of records whose count fell.
+def follows_delete_for_users(*, user_ids: Sequence[int]) -> int:
+    """Remove every follow of a researcher by these users (their accounts are going) and bring
+    each followed record's count down with it: one lock statement and one statement for the
+    rows and counts, whatever the number of follows. Returns the number of records whose count
+    fell.
 
     The followed records are locked first, in id order (the lock order rule), so this never
     waits on a merge or a follow of one record while holding another. A cascade from
     User.delete() would remove the rows and leave every count one too high (issue 24)."""
-    followed = Follow.objects.filter(user_id=user_id).values_list("researcher_id", flat=True)
+    followed = Follow.objects.filter(user_id__in=user_ids).values_list("researcher_id", flat=True)
     researchers_lock(list(followed))
     with connection.cursor() as cursor:
-        cursor.execute(_FOLLOWS_OF_USER_DELETE_SQL, {"user": user_id})
+        cursor.execute(_FOLLOWS_OF_USERS_DELETE_SQL, {"users": list(user_ids)})
         return cursor.rowcount
 
 
@@ -109,7 +110,7 @@ __all__ = [
     "follow_create",
     "follow_delete",
     "follow_mute_set",
-    "follows_delete_for_user",
+    "follows_delete_for_users",
     "researcher_pages_invalidate",
     "researchers_lock",
 ]

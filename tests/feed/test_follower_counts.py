@@ -5,6 +5,7 @@ the recompute, in report-only mode, whether any stored count is off."""
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from claims import services as claim_services
 from collaboration import services as collaboration_services
@@ -160,4 +161,36 @@ def test_a_deactivated_user_keeps_following_and_counting():
     # Deactivation is reversible ("unselect this instead of deleting accounts"): follows stay.
     researcher.refresh_from_db()
     assert researcher.followers_count == 1
+    assert_counts_match_follow_rows()
+
+
+def test_deleting_users_from_the_admin_brings_down_the_counts_they_added(admin_client):
+    researcher, topic = ResearcherFactory(), TopicFactory()
+    one, another, staying = UserFactory(), UserFactory(), UserFactory()
+    for user in (one, another, staying):
+        follow_everything(user, researcher, topic)
+    url = reverse("admin:users_user_changelist")
+
+    response = admin_client.post(
+        url, {"action": "delete_selected", "_selected_action": [one.pk, another.pk], "post": "yes"}
+    )
+
+    assert response.status_code == 302
+    researcher.refresh_from_db()
+    topic.refresh_from_db()
+    assert (researcher.followers_count, topic.followers_count) == (1, 1)
+    assert_counts_match_follow_rows()
+
+
+def test_deleting_a_user_on_its_admin_page_brings_down_the_counts_it_added(admin_client):
+    researcher = ResearcherFactory()
+    leaving = UserFactory()
+    follow_everything(leaving, researcher)
+
+    response = admin_client.post(
+        reverse("admin:users_user_delete", args=[leaving.pk]), {"post": "yes"}
+    )
+
+    assert response.status_code == 302
+    assert Researcher.objects.get(pk=researcher.pk).followers_count == 0
     assert_counts_match_follow_rows()

@@ -59,9 +59,11 @@ def account_delete(*, user: User) -> None:
     # both change in one statement.
     Invitation.objects.filter(sender=user).update(purpose="", sender=None)
     record_ids = []
+    # In the records' id order: each release locks its record (the lock order rule,
+    # researchers.services.locks), and users_delete then locks the followed ones the same way.
     for claim in Claim.objects.filter(
         user=user, status__in=[ClaimStatus.PENDING, ClaimStatus.APPROVED]
-    ).order_by("pk"):
+    ).order_by("researcher_id", "pk"):
         claim_withdraw(claim=claim, user=user)
         record_ids.append(claim.researcher_id)
     audit(

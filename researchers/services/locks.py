@@ -4,9 +4,11 @@ changes a key column (a column with a unique index: slug, the identifiers, claim
 
 Why the weaker mode: every insert of a row that points at a researcher (a follow, an
 authorship, an invitation, a conversation side, a claim, an audit event) takes FOR KEY SHARE on
-it for its foreign key check. FOR UPDATE conflicts with that; FOR NO KEY UPDATE does not. A
-transaction holding FOR UPDATE on several records while another held FOR KEY SHARE on one of
-them and waited for another was the deadlock of issue 24.
+it for its foreign key check, at commit (Django's foreign keys are deferred), in the order of
+the constraints, not of the ids. FOR UPDATE conflicts with that; FOR NO KEY UPDATE does not. A
+trust refresh holding FOR UPDATE on one record and waiting for a second, while a committing
+invitation held FOR KEY SHARE on the second and waited for the first, was the deadlock of
+issue 24.
 """
 
 from __future__ import annotations

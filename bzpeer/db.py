@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
 
-from django.db import InterfaceError, OperationalError, connections
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from .db_router import read_alias
+from .errors import Busy
+
+logger = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# PostgreSQL's answers to a transaction that lost a lock conflict and was rolled back whole:
+# deadlock_detected and serialization_failure. Running it again is safe and usually succeeds.
+LOCK_CONFLICT_SQLSTATES = frozenset({"40P01", "40001"})
+LOCK_CONFLICT_ATTEMPTS = 3
+BUSY_MESSAGE = "Many changes are being saved at this moment and yours could not be. Try again."
 
 
 def _fetchone(
@@ -43,3 +59,45 @@ def read_connection() -> BaseDatabaseWrapper:
     """The connection a raw-SQL read (a selector's cursor) uses: a replica's in a replica
     request, as the ORM's reads (bzpeer.db_router); the primary otherwise."""
     return connections[read_alias()]
+
+
+def lock_conflict_sqlstate(error: BaseException) -> str | None:
+    """The SQLSTATE of a deadlock or serialization failure behind `error`, else None."""
+    cause = error.__cause__
+    sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    return sqlstate if sqlstate in LOCK_CONFLICT_SQLSTATES else None
+
+
+def retry_on_lock_conflict(func: Callable[P, R]) -> Callable[P, R]:
+    """Run a service's transaction again (up to LOCK_CONFLICT_ATTEMPTS times, after a short
+    random pause) when PostgreSQL rolled it back for a deadlock or a serialization failure, and
+    refuse with Busy (503, Retry-After) if it still does: a person never gets a 500 from a lock
+    conflict. Put it outside @transaction.atomic. Inside a caller's transaction it retries
+    nothing (the caller's work was rolled back too) and lets the error through to the
+    outermost retry."""
+
+    @wraps(func)
+    def with_retries(*args: P.args, **kwargs: P.kwargs) -> R:
+        if connection.in_atomic_block:
+            return func(*args, **kwargs)
+        for attempt in range(1, LOCK_CONFLICT_ATTEMPTS + 1):
+            try:
+                return func(*args, **kwargs)
+            except DatabaseError as error:
+                sqlstate = lock_conflict_sqlstate(error)
+                if sqlstate is None:
+                    raise
+                logger.warning(
+                    "%s: lock conflict %s (attempt %d of %d)",
+                    func.__qualname__,
+                    sqlstate,
+                    attempt,
+                    LOCK_CONFLICT_ATTEMPTS,
+                )
+                if attempt == LOCK_CONFLICT_ATTEMPTS:
+                    raise Busy(BUSY_MESSAGE) from error
+                # Jitter, so the two sides of a deadlock do not meet again at the same instant.
+                time.sleep(random.uniform(0.01, 0.05) * attempt)  # noqa: S311 - not for secrets
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    return with_retries

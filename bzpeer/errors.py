@@ -59,6 +59,18 @@ class Conflict(ServiceError):
     status_code: int = status.HTTP_409_CONFLICT
 
 
+class Busy(ServiceError):
+    """The database gave up on the action because of a lock conflict with another one at the
+    same moment (a deadlock or a serialization failure), and trying again a few times did not
+    get through (503, with a Retry-After): nothing was saved, the same request can succeed."""
+
+    status_code: int = status.HTTP_503_SERVICE_UNAVAILABLE
+
+    def __init__(self, message: str, *, retry_after: int = 2) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class RateLimited(ServiceError):
     """Too many attempts; the same request can succeed after `retry_after` seconds (429)."""
 

@@ -37,10 +37,14 @@ from functools import lru_cache
 from allauth.socialaccount.models import SocialApp
 from allauth.socialaccount.providers import registry
 from django.core.exceptions import BadRequest, SuspiciousOperation
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import reverse
+
+from .db import BUSY_MESSAGE, lock_conflict_sqlstate
+from .errors import Busy
 
 NUL = "\x00"
 FORM_CONTENT_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -178,3 +182,33 @@ class MissingSocialAppMiddleware:
             {"provider_name": provider_name},
             status=404,
         )
+
+
+class LockConflictMiddleware:
+    """503 with Retry-After, never a 500, for a request the database gave up on because of a
+    lock conflict: a Busy refusal no view caught (services retry a deadlock or serialization
+    failure a few times before refusing, bzpeer.db.retry_on_lock_conflict), or such an error
+    raised where no service retries. Nothing was saved; the same request can succeed."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, Busy):
+            error = exception
+        elif isinstance(exception, DatabaseError) and lock_conflict_sqlstate(exception):
+            error = Busy(BUSY_MESSAGE)
+        else:
+            return None
+        logging.getLogger(__name__).warning("%s %s: lock conflict", request.method, request.path)
+        if request.path_info.startswith(_API_PREFIX):
+            response: HttpResponse = JsonResponse({"detail": error.message}, status=503)
+        else:
+            response = HttpResponse(
+                error.message, status=503, content_type="text/plain; charset=utf-8"
+            )
+        response["Retry-After"] = str(error.retry_after)
+        return response

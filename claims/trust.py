@@ -15,6 +15,7 @@ from functools import partial
 from django.db import connection, transaction
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from researchers.services import researcher_pages_invalidate
 
 TRUST_VERSION = 1
@@ -122,7 +123,11 @@ WITH target AS (
     FROM researchers_researcher r
     WHERE r.id = ANY(%(ids)s)
     ORDER BY r.id
-    FOR UPDATE
+    -- The lock order rule (researchers.services.locks): id order, and FOR NO KEY UPDATE, since
+    -- a score changes no key. FOR UPDATE also waited for every foreign key check of a row
+    -- pointing at these records (FOR KEY SHARE), which closed a deadlock with a committing
+    -- invitation that held one record's and waited for another's (issue 24).
+    FOR NO KEY UPDATE
 ),
 doi_works AS (
     SELECT a.researcher_id, count(DISTINCT a.work_id) AS n
@@ -226,14 +231,17 @@ WHERE r.id = f.id
 """
 
 
+@retry_on_lock_conflict
 def researchers_trust_refresh(
     *, researcher_ids: Collection[int], as_of: datetime.date | None = None
 ) -> int:
     """Recompute trust_score and trust_breakdown for these researchers, in one statement.
 
     `as_of` is the day account ages are measured on (today by default), so a given day's
-    inputs always give the same score. Rows are locked in id order, like the metrics refresh,
-    so it can run inside an import batch without deadlocking against another batch. Returns
+    inputs always give the same score. Rows are locked in id order and FOR NO KEY UPDATE, like
+    the metrics refresh (the lock order rule, researchers.services.locks), so it can run inside
+    an import batch without deadlocking against another batch, and never waits for the foreign
+    key checks of rows written beside it (a follow, an invitation, a byline). Returns
     the number of records whose score or breakdown changed.
     """
     if not researcher_ids:

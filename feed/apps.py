@@ -14,3 +14,11 @@ class FeedConfig(AppConfig):
         from .selectors.digests import digest_default_delivery
 
         default_delivery_register(NotificationCategory.DIGEST, digest_default_delivery)
+
+        # A user's follows go before the user row does, with the counts they added (however
+        # the user is deleted: their own account deletion or the admin's delete).
+        from bzpeer.users.services import before_users_delete_register
+
+        from .services.follows import follows_delete_for_users
+
+        before_users_delete_register(follows_delete_for_users)

@@ -1,4 +1,4 @@
-"""Celery tasks of the feed: the email digests. Thin: they take ids and plain values and call
+"""Celery tasks of the feed: the email digests and the follower counts check. Thin: they take ids and plain values and call
 feed.services.digests, whose deliveries (notifications' digest deliveries, claimed under a
 lease) make every task safe to run twice.
 """
@@ -11,6 +11,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from feed.services import digests as digest_services
+from feed.services import follower_counts as follower_count_services
 
 # SMTP hiccups are retried with backoff (the failed chunk released its unsent rows first).
 _MAIL_ERRORS = (smtplib.SMTPException, ConnectionError)
@@ -36,3 +37,10 @@ def digest_deliveries_send(delivery_ids: list[int]) -> int:
 @shared_task(name="feed.tasks.digests_send", time_limit=5 * 60)
 def digests_send(period: str) -> int:
     return digest_services.digests_queue(period=period, clock=timezone.now()).chunks
+
+
+# Daily, by beat: one aggregate over each follow table and an UPDATE of the few records that
+# drifted; minutes even for millions of follows, and safe to overlap (rows locked in id order).
+@shared_task(name="feed.tasks.follower_counts_recompute", time_limit=30 * 60)
+def follower_counts_recompute() -> int:
+    return follower_count_services.follower_counts_recompute(fix=True).total_fixed

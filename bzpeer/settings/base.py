@@ -141,6 +141,8 @@ MIDDLEWARE = [
     "allauth.account.middleware.AccountMiddleware",
     # A social sign-in provider without keys (ORCID on the demo) is a 404 page, not a 500.
     "bzpeer.middleware.MissingSocialAppMiddleware",
+    # A lock conflict the services' retries did not get past is a 503 with Retry-After.
+    "bzpeer.middleware.LockConflictMiddleware",
 ]
 if DATABASE_REPLICAS:
     # Outside the session and CSRF middleware: its read-your-writes cookie is its own.
@@ -416,6 +418,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "feed.tasks.digests_send",
         "schedule": crontab(minute=0),
         "args": ("weekly",),
+    },
+    # The stored follower counts checked against the follow rows; a count a path outside the
+    # services left off (an account deleted from the admin) is fixed and logged.
+    "feed-follower-counts-recompute": {
+        "task": "feed.tasks.follower_counts_recompute",
+        "schedule": crontab(hour=3, minute=30),
     },
     # Pending invitations past their 30 days are marked expired (they count as expired anyway).
     "collaboration-invitations-expire": {

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.users.models import User
 from claims.models import Claim, ClaimStatus, ModerationAction
 from claims.ratelimit import rate_limit_check
@@ -75,13 +76,14 @@ def claim_submit(
     return claim
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def claim_withdraw(*, claim: Claim, user: User) -> Claim:
     """The claimant withdraws their claim, pending or approved (giving the record up).
     Precondition: the caller looked the claim up through Claim.objects.visible_to(user)."""
     if claim.user_id != user.pk:
         raise ClaimError("Only the claimant can withdraw a claim.")
-    researcher = researcher_lock(claim.researcher_id)
+    researcher = researcher_lock(claim.researcher_id, keys_change=True)
     claim = Claim.objects.select_for_update().get(pk=claim.pk)
     if claim.status not in (ClaimStatus.PENDING, ClaimStatus.APPROVED):
         raise ClaimError(f"This claim is already {claim.get_status_display().lower()}.")

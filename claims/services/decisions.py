@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.users.models import User
 from claims.models import ApprovalRoute, CheckKind, Claim, ClaimCheck, ClaimStatus, ModerationAction
 from claims.selectors import claim_check_results
@@ -54,7 +55,7 @@ def claim_checks_run(*, claim_id: int) -> Claim | None:
         return claim
     results = claim_check_results(claim)
     with transaction.atomic():
-        researcher = researcher_lock(claim.researcher_id)
+        researcher = researcher_lock(claim.researcher_id, keys_change=True)
         claim = Claim.objects.select_for_update().select_related("user").get(pk=claim_id)
         if claim.status != ClaimStatus.PENDING:
             return claim
@@ -214,10 +215,11 @@ def _notify_decision(claim: Claim) -> None:
     )
 
 
+@retry_on_lock_conflict
 def claim_approve(*, claim: Claim, moderator: User | None, level: int, reason: str = "") -> Claim:
     """A moderator approves a pending claim at L3 or L4."""
     with transaction.atomic():
-        researcher = researcher_lock(claim.researcher_id)
+        researcher = researcher_lock(claim.researcher_id, keys_change=True)
         locked = Claim.objects.select_for_update().select_related("user").get(pk=claim.pk)
         return _approve(
             claim=locked,
@@ -229,6 +231,7 @@ def claim_approve(*, claim: Claim, moderator: User | None, level: int, reason: s
         )
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def claim_reject(*, claim: Claim, moderator: User, reason: str) -> Claim:
     """A moderator rejects a pending claim; the reason is shown to the claimant."""
@@ -248,12 +251,13 @@ def claim_reject(*, claim: Claim, moderator: User, reason: str) -> Claim:
     return claim
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def claim_revoke(*, claim: Claim, moderator: User, reason: str) -> Claim:
     """A moderator revokes an approved claim: the record is unclaimed again."""
     if not reason.strip():
         raise ClaimError("Give the claimant a reason for the revocation.")
-    researcher = researcher_lock(claim.researcher_id)
+    researcher = researcher_lock(claim.researcher_id, keys_change=True)
     claim = Claim.objects.select_for_update().select_related("researcher").get(pk=claim.pk)
     if claim.status != ClaimStatus.APPROVED:
         raise ClaimError("Only an approved claim can be revoked.")

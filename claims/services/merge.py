@@ -7,6 +7,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.users.models import User
 from claims.models import (
     Claim,
@@ -50,6 +51,7 @@ def _rows_move(
     return rows.filter(researcher=source).update(researcher=survivor)
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def researcher_merge(
     *, source: Researcher, survivor: Researcher, moderator: User | None, reason: str
@@ -205,6 +207,7 @@ def split_request_submit(
     return split_request
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def split_request_resolve(
     *, split_request: SplitRequest, moderator: User, accept: bool, note: str = ""

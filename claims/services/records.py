@@ -19,9 +19,15 @@ from .errors import ClaimError
 from .trust_refresh import trust_refresh_on_commit
 
 
-def researcher_lock(researcher_id: int) -> Researcher:
-    """The record, its row locked until the transaction ends. Caller is inside a transaction."""
-    return Researcher.objects.select_for_update().get(pk=researcher_id)
+def researcher_lock(researcher_id: int, *, keys_change: bool = False) -> Researcher:
+    """The record, its row locked until the transaction ends. Caller is inside a transaction.
+
+    FOR NO KEY UPDATE unless `keys_change` (the caller may set or clear claimed_by, a unique
+    column: an approval, a revocation, a release): the lock order rule in
+    researchers.services.locks. The weaker lock still serialises every decision on the record,
+    and does not make the foreign key checks of rows pointing at it (follows, invitations,
+    bylines) wait."""
+    return Researcher.objects.select_for_update(no_key=not keys_change).get(pk=researcher_id)
 
 
 def require_approved_claimant(*, researcher: Researcher, user: User | AnonymousUser) -> None:

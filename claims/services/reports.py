@@ -56,7 +56,7 @@ def report_resolve(*, report: Report, moderator: User, uphold: bool, note: str) 
     """A moderator upholds a dispute (the disputed claim is revoked) or dismisses it."""
     if not note.strip():
         raise ClaimError("Write down the reason for the decision.")
-    researcher = researcher_lock(report.researcher_id)
+    researcher = researcher_lock(report.researcher_id, keys_change=uphold)
     report = Report.objects.select_for_update().get(pk=report.pk)
     if report.status != ReportStatus.OPEN:
         raise ClaimError("This dispute is already resolved.")

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.users.models import User
 from claims.models import Claim, ClaimStatus, ModerationAction, Vouch
 from claims.selectors import vouch_eligibility
@@ -17,6 +18,7 @@ from .checks_queue import claim_checks_run_on_commit
 from .errors import ClaimError
 
 
+@retry_on_lock_conflict
 def vouch_submit(*, voucher: User, claim: Claim, note: str = "") -> Vouch:
     """A verified coauthor vouches for a pending claim; enough vouches corroborate it (the
     claim's checks run again). At most CLAIMS_VOUCHES_PER_MONTH vouches per user in any 30
@@ -27,7 +29,9 @@ def vouch_submit(*, voucher: User, claim: Claim, note: str = "") -> Vouch:
     if voucher_record is None:
         raise ClaimError(why_not)
     with transaction.atomic():
-        User.objects.select_for_update().filter(pk=voucher.pk).first()
+        # FOR NO KEY UPDATE: it serialises this voucher's vouches and, unlike FOR UPDATE, does
+        # not hold up the foreign key checks of rows naming the user (their messages).
+        User.objects.select_for_update(no_key=True).filter(pk=voucher.pk).first()
         since = timezone.now() - datetime.timedelta(days=30)
         used = Vouch.objects.filter(voucher=voucher, created_at__gte=since).count()
         if used >= settings.CLAIMS_VOUCHES_PER_MONTH:

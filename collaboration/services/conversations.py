@@ -14,6 +14,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.errors import Forbidden, InvalidRequest
 from bzpeer.users.models import User
 from collaboration.models import (
@@ -35,6 +36,7 @@ from .badge import inbox_badge_forget
 logger = logging.getLogger(__name__)
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def message_send(*, author: User, conversation_id: int, body: str) -> Message:
     """Add a plain-text message (1 to 10,000 characters once stripped) and count it unread

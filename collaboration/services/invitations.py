@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.errors import Conflict, Forbidden, InvalidRequest
 from bzpeer.users.models import User
 from collaboration.models import (
@@ -87,6 +88,7 @@ def _pair(user_id: int, other_id: int) -> Q:
     return Q(sender_id=user_id, recipient_id=other_id) | Q(sender_id=other_id, recipient_id=user_id)
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def invitation_send(
     *,
@@ -192,6 +194,7 @@ def _require_pending(invitation: Invitation, *, now: datetime.datetime) -> None:
         raise Conflict(f"This invitation is {InvitationStatus(status).label.lower()}.")
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def invitation_accept(*, user: User, invitation_id: int) -> Conversation:
     """The recipient accepts: the conversation opens, one participant row per side, linked to
@@ -233,6 +236,7 @@ def invitation_accept(*, user: User, invitation_id: int) -> Conversation:
     return conversation
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def invitation_decline(*, user: User, invitation_id: int) -> Invitation:
     """The recipient declines; the sender may not invite them again for 90 days."""
@@ -250,6 +254,7 @@ def invitation_decline(*, user: User, invitation_id: int) -> Invitation:
     return invitation
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def invitation_withdraw(*, user: User, invitation_id: int) -> Invitation:
     """The sender withdraws a pending invitation (it stays counted in their quota)."""

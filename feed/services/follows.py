@@ -9,12 +9,14 @@ a row, so two clicks at once leave one row and an exact count.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from bzpeer.db import retry_on_lock_conflict
 from bzpeer.users.models import User
 from feed.models import FeedState, InstitutionFollow, TopicFollow
 from publications.models import Topic
@@ -34,6 +36,7 @@ def _follow_insert(*, table: str, column: str, user: User, target_id: int) -> bo
         return cursor.rowcount == 1
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def follow_create(*, user: User, target: Followable) -> bool:
     """Follow a researcher, topic or institution. Returns False when already followed."""
@@ -57,6 +60,7 @@ def follow_create(*, user: User, target: Followable) -> bool:
     return created
 
 
+@retry_on_lock_conflict
 @transaction.atomic
 def follow_delete(*, user: User, target: Followable) -> bool:
     """Stop following. Returns False when there was nothing to remove."""
@@ -75,6 +79,53 @@ def follow_delete(*, user: User, target: Followable) -> bool:
             followers_count=F("followers_count") - 1
         )
     return bool(deleted)
+
+
+def _followed_delete_for_user(
+    *, model: type[Topic | Institution], follow_table: str, column: str, user_ids: list[int]
+) -> None:
+    """One kind of follow of this user gone, and each followed record's count down with it:
+    the records locked first in id order (FOR NO KEY UPDATE, as researchers.services does),
+    then one statement for the rows and the counts."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {table} WHERE id IN"  # noqa: S608 - table names from the models
+            f" (SELECT {column} FROM {follow_table} WHERE user_id = ANY(%(users)s))"
+            " ORDER BY id FOR NO KEY UPDATE",
+            {"users": user_ids},
+        )
+        cursor.execute(
+            f"""
+            WITH gone AS (
+                DELETE FROM {follow_table} WHERE user_id = ANY(%(users)s) RETURNING {column} AS id
+            )
+            UPDATE {table} t SET followers_count = greatest(t.followers_count - g.n, 0)
+            FROM (SELECT id, count(*) AS n FROM gone GROUP BY id) g
+            WHERE t.id = g.id
+            """,  # noqa: S608 - table names from the models
+            {"users": user_ids},
+        )
+
+
+@transaction.atomic
+def follows_delete_for_users(user_ids: Sequence[int]) -> None:
+    """Every follow of these users (researchers, topics, institutions) removed and every stored
+    count it added taken back, set-based; run by bzpeer.users.services.users_delete before the
+    user rows go (registered in feed.apps: their cascade would remove the rows and leave the
+    counts high). Researchers first, then topics, then institutions: the lock order rule, each
+    kind in id order."""
+    user_ids = list(user_ids)
+    researcher_services.follows_delete_for_users(user_ids=user_ids)
+    _followed_delete_for_user(
+        model=Topic, follow_table=TopicFollow._meta.db_table, column="topic_id", user_ids=user_ids
+    )
+    _followed_delete_for_user(
+        model=Institution,
+        follow_table=InstitutionFollow._meta.db_table,
+        column="institution_id",
+        user_ids=user_ids,
+    )
 
 
 def follow_mute_set(*, user: User, target: Researcher | Topic, muted: bool) -> bool:

@@ -117,7 +117,10 @@ def _summary_params(ids: list[int]) -> dict[str, Any]:
 
 _REFRESH_SQL = """
 WITH touched AS (
-    SELECT id FROM researchers_researcher WHERE id = ANY(%(ids)s) ORDER BY id FOR UPDATE
+    -- Id order, FOR NO KEY UPDATE: the lock order rule (researchers.services.locks); the
+    -- figures change no key, and FOR UPDATE would wait for every foreign key check of a row
+    -- pointing at these records.
+    SELECT id FROM researchers_researcher WHERE id = ANY(%(ids)s) ORDER BY id FOR NO KEY UPDATE
 ),
 researcher_works AS (
     -- A researcher's works (as publications.selectors reads them): those whose byline names

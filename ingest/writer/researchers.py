@@ -113,6 +113,8 @@ _RESEARCHERS = UpsertTable(
         UniqueIdentifier("orcid", "ORCID iD already belongs to {holder}; imported without it")
     ],
     returning=["id"],
+    # The upsert may set an ORCID iD (a key column), so it takes FOR UPDATE: first, in id order.
+    lock_existing="FOR UPDATE",
 )
 
 
@@ -216,6 +218,8 @@ _ORCID_RESEARCHERS = UpsertTable(
     ],
     key="orcid",
     returning=["id"],
+    # No key column in its SET list: the upsert's lock is FOR NO KEY UPDATE; first, in id order.
+    lock_existing="FOR NO KEY UPDATE",
 )
 
 

@@ -132,6 +132,12 @@ class UpsertTable:
     unique_identifiers: Sequence[UniqueIdentifier] = ()
     returning: Sequence[str] = ()
     timestamps: bool = True
+    # The row lock mode the upsert takes on the existing rows ("FOR UPDATE" when its SET list
+    # has a key column, "FOR NO KEY UPDATE" otherwise), to take first on all of them in id
+    # order; None: not locked beforehand. ON CONFLICT locks the rows in the order of the key,
+    # which for researchers is not the id order every other transaction locks them in (the
+    # lock order rule, researchers.services.locks): the two deadlocked (issue 24).
+    lock_existing: str | None = None
 
     @cached_property
     def upsert_sql(self) -> str:
@@ -199,6 +205,11 @@ def stage_and_upsert(
                     identifier.warning.format(column=identifier.column, value=value, holder=holder),
                 )
             )
+    if table.lock_existing:
+        cursor.execute(
+            f"SELECT t.id FROM {table.table} t JOIN {table.stage} s ON t.{table.key} = s.{table.key}"
+            f" ORDER BY t.id {table.lock_existing}"
+        )
     cursor.execute(table.upsert_sql)
     changed = cursor.fetchall()
     created = sum(1 for row in changed if row[-1])

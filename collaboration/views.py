@@ -270,17 +270,17 @@ def message_send(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         selectors.conversation_for(request.user, pk)  # 404 before any form error
         return _conversation_page(request, pk, form=form, status=400)
-    with service_error_as_message(request) as refusal:
+    with service_error_as_message(request):
         message = services.message_send(
             author=request.user, conversation_id=pk, body=form.cleaned_data["body"]
         )
         return redirect(reverse("collaboration:conversation", args=[pk]) + f"#m{message.pk}")
     # Refused (blocked either way: "unavailable"; suspended): the conversation again, with the
     # refusal said once (the page's message) and the text the person typed still in the box.
-    # Someone else's conversation was a 404 in the service already.
-    return _conversation_page(
-        request, pk, form=form, status=refusal.status_code, draft_refused=True
-    )
+    # Answered 200, as a form shown again with what to do: a 4xx would have the browser report
+    # a failed page load for a page that shows exactly what the person needs. Someone else's
+    # conversation was a 404 in the service already.
+    return _conversation_page(request, pk, form=form, draft_refused=True)
 
 
 @login_required

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.db.models import CompositePrimaryKey
 from django.urls import reverse
 
 from ingest.models import ImportChunk, ImportIssue, ImportRun
@@ -51,9 +52,16 @@ def model_id(model) -> str:
 def test_every_model_of_researchers_and_publications_and_every_import_record_is_registered():
     # The import records moved from publications to ingest (issue 23); the follow-up queue
     # (PendingFollowUp) is the pipeline's own bookkeeping and has no admin.
+    # Models keyed by a composite primary key (the citation graph: Citation, UnresolvedReference)
+    # cannot have an admin (Django 5.2's admin needs a single-column key); they are read on
+    # the work page and through the API.
     expected = {
-        *apps.get_app_config("researchers").get_models(),
-        *apps.get_app_config("publications").get_models(),
+        *(
+            model
+            for app in ("researchers", "publications")
+            for model in apps.get_app_config(app).get_models()
+            if not isinstance(model._meta.pk, CompositePrimaryKey)
+        ),
         ImportRun,
         ImportChunk,
         ImportIssue,

@@ -176,6 +176,8 @@ def test_the_profile_runs_the_same_queries_with_0_and_30_cv_entries(
             start_year=1990 + index,
         )
     client.force_login(UserFactory())
+    # The inbox badge is read on the first signed-in page and cached (issue 24, item 15).
+    client.get(reverse("home"))
 
     with django_assert_max_num_queries(20) as empty_queries:
         assert client.get(reverse("researcher-profile", args=[empty.slug])).status_code == 200

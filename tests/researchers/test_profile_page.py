@@ -70,6 +70,8 @@ def test_the_profile_runs_the_same_queries_for_5_and_500_works(
     large = researcher_with_works(500)
     user = UserFactory()
     client.force_login(user)
+    # The inbox badge is read on the first signed-in page and cached (issue 24, item 15).
+    client.get(reverse("home"))
 
     with django_assert_max_num_queries(16) as small_queries:
         assert client.get(reverse("researcher-profile", args=[small.slug])).status_code == 200

@@ -29,6 +29,7 @@ from publications.selectors import (
     CITATIONS_PER_PAGE,
     CountedWorks,
     WorkListing,
+    researcher_citations,
     work_citation_summary,
     work_citing,
     work_facets_for_researcher,
@@ -132,6 +133,8 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         # they do, the page shows this one count everywhere and says the others are updating.
         "works_total": facets.works_total,
         "metrics_updating": facets.works_total != researcher.works_count,
+        "citations": (citations := researcher_citations(researcher.pk)),
+        "citation_years": _citation_years(citations.by_year, researcher.citations_by_year),
         **works_page_context(request, listing, form=form, base_url=base_url),
     }
     if request.htmx and request.htmx.target == "works":
@@ -146,6 +149,17 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
             seconds=settings.PROFILE_PAGE_CACHE_SECONDS,
         )
     return response
+
+
+CITATION_YEARS_SHOWN = 10
+
+
+def _citation_years(held: dict[int, int], stated: dict[str, Any]) -> list[tuple[int, int, int]]:
+    """(year, citations counted from the works held here, citations the sources state) for the
+    latest years with either, newest first."""
+    stated_by_year = {int(year): int(count) for year, count in (stated or {}).items()}
+    years = sorted(set(held) | set(stated_by_year), reverse=True)[:CITATION_YEARS_SHOWN]
+    return [(year, held.get(year, 0), stated_by_year.get(year, 0)) for year in years]
 
 
 # The printable CV lists this many works, newest first; a longer record says how many more

@@ -435,3 +435,65 @@ def work_references(work_id: int, *, sort: str = "citations") -> QuerySet[Work]:
 def work_citing(work_id: int, *, sort: str = "citations") -> QuerySet[Work]:
     """The works held here that cite `work_id`."""
     return _cited_works(Citation.objects.filter(cited_id=work_id).values("citing_id"), sort)
+
+
+@dataclass(frozen=True)
+class CitingResearcher:
+    slug: str
+    display_name: str
+    citations: int  # citations from their works to the researcher's works held here
+
+
+@dataclass(frozen=True)
+class ResearcherCitations:
+    """Who cites a researcher, counted from the citing works held here (not the sources'
+    figures): the researchers who cite them most (their own works left out: no self-citation),
+    and the citations per year of the citing work."""
+
+    citing: list[CitingResearcher]
+    by_year: dict[int, int]
+    total: int
+
+
+CITING_RESEARCHERS_SHOWN = 5
+
+_RESEARCHER_CITATIONS_SQL = f"""
+WITH mine AS ({_researcher_work_ids_sql("id")}),
+cites AS (
+    SELECT DISTINCT c.citing_id, c.cited_id FROM {Citation._meta.db_table} c
+    WHERE c.cited_id IN (SELECT work_id FROM mine)
+),
+citing_people AS (
+    SELECT a.researcher_id, count(*) AS citations
+    FROM cites x JOIN {Authorship._meta.db_table} a ON a.work_id = x.citing_id
+    WHERE a.researcher_id IS NOT NULL AND a.researcher_id <> %(id)s
+      AND x.citing_id NOT IN (SELECT work_id FROM mine)
+    GROUP BY a.researcher_id
+    ORDER BY citations DESC, a.researcher_id
+    LIMIT {CITING_RESEARCHERS_SHOWN}
+)
+SELECT
+    (SELECT coalesce(json_agg(json_build_array(r.slug, r.display_name, p.citations)
+                              ORDER BY p.citations DESC, r.id), '[]')
+     FROM citing_people p JOIN {Researcher._meta.db_table} r ON r.id = p.researcher_id),
+    (SELECT coalesce(json_object_agg(year, citations), '{{}}')
+     FROM (SELECT w.publication_year AS year, count(*) AS citations
+           FROM cites x JOIN {Work._meta.db_table} w ON w.id = x.citing_id
+           WHERE w.publication_year IS NOT NULL GROUP BY 1) t),
+    (SELECT count(*) FROM cites)
+"""
+
+
+def researcher_citations(researcher_id: int) -> ResearcherCitations:
+    """One statement, whatever the number of works and citations."""
+    with read_connection().cursor() as cursor:
+        cursor.execute(_RESEARCHER_CITATIONS_SQL, {"id": researcher_id})
+        citing, by_year, total = cursor.fetchone()
+    # Django's connection reads json as text, like jsonb (work_citation_summary).
+    citing = json.loads(citing) if isinstance(citing, str) else citing
+    by_year = json.loads(by_year) if isinstance(by_year, str) else by_year
+    return ResearcherCitations(
+        citing=[CitingResearcher(slug, name, count) for slug, name, count in citing],
+        by_year={int(year): count for year, count in by_year.items()},
+        total=total,
+    )

@@ -66,6 +66,7 @@ test-fast: services install
 bench: migrate
 	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }
 	$(PY) -m bench.import_bench --works $(BENCH_WORKS)
+	$(PY) -m bench.citations_bench --works $(BENCH_WORKS) --references 35
 	$(PY) -m bench.sources_bench --records 100000
 	$(PY) -m bench.worker_import_bench --works $(BENCH_WORKS)
 	$(PY) -m bench.search_bench

@@ -192,11 +192,16 @@ class Corpus:
     generated_seconds: float
 
 
-def corpus_folder(*, works: int, authors: int, seed: int, files: int, gzipped: bool) -> Path:
-    return DATA_DIR / f"corpus-w{works}-a{authors}-s{seed}-f{files}{'-gz' if gzipped else ''}"
+def corpus_folder(
+    *, works: int, authors: int, seed: int, files: int, gzipped: bool, references: int = 0
+) -> Path:
+    suffix = ("-gz" if gzipped else "") + (f"-r{references}" if references else "")
+    return DATA_DIR / f"corpus-w{works}-a{authors}-s{seed}-f{files}{suffix}"
 
 
-def corpus_prepare(*, works: int, authors: int, seed: int, files: int, gzipped: bool) -> Corpus:
+def corpus_prepare(
+    *, works: int, authors: int, seed: int, files: int, gzipped: bool, references: int = 0
+) -> Corpus:
     """The cached corpus for these parameters, generated first when missing.
 
     A corpus is complete when its corpus.json exists: generation writes to a temporary
@@ -204,7 +209,14 @@ def corpus_prepare(*, works: int, authors: int, seed: int, files: int, gzipped: 
     """
     from tests.support.synthetic import write_works_snapshot
 
-    folder = corpus_folder(works=works, authors=authors, seed=seed, files=files, gzipped=gzipped)
+    folder = corpus_folder(
+        works=works,
+        authors=authors,
+        seed=seed,
+        files=files,
+        gzipped=gzipped,
+        references=references,
+    )
     summary = folder / "corpus.json"
     if summary.exists():
         return Corpus(**json.loads(summary.read_text()))
@@ -215,7 +227,13 @@ def corpus_prepare(*, works: int, authors: int, seed: int, files: int, gzipped: 
     shutil.rmtree(staging, ignore_errors=True)
     started = time.perf_counter()
     paths = write_works_snapshot(
-        staging / "data", works=works, authors=authors, files=files, gzipped=gzipped, seed=seed
+        staging / "data",
+        works=works,
+        authors=authors,
+        files=files,
+        gzipped=gzipped,
+        seed=seed,
+        references=references,
     )
     generated_seconds = time.perf_counter() - started
     author_ids: set[str] = set()

@@ -80,8 +80,29 @@ def _authors_count(rng: random.Random) -> int:
     return max(1, min(15, int(rng.lognormvariate(1.55, 0.55))))
 
 
+def _references(index: int, count: int, seed: int) -> list[str]:
+    """`count` works cited by work `index`: mostly earlier works of the corpus, the low ids
+    (the old, much cited ones) more often; one in five outside the corpus (a reference to a
+    work not held). Drawn from a generator of its own, so the other fields of a corpus do not
+    depend on whether it has references."""
+    rng = random.Random(seed * 1_000_003 + index)
+    chosen: dict[str, None] = {}
+    for _ in range(count):
+        if index == 0 or rng.random() < 0.2:
+            chosen[f"https://openalex.org/W98{rng.randrange(10**8):08d}"] = None
+        else:
+            chosen[f"https://openalex.org/W99{int(index * rng.random() ** 2):08d}"] = None
+    return list(chosen)
+
+
 def iter_works(
-    *, works: int, authors: int, institutions: int = 2000, topics: int = 300, seed: int = 7
+    *,
+    works: int,
+    authors: int,
+    institutions: int = 2000,
+    topics: int = 300,
+    seed: int = 7,
+    references: int = 0,
 ) -> Iterator[dict]:
     rng = random.Random(seed)
     author_names = {}
@@ -165,6 +186,7 @@ def iter_works(
             "cited_by_count": cited,
             "counts_by_year": [{"year": 2024, "cited_by_count": cited // 2}] if cited else [],
             "abstract_inverted_index": inverted,
+            **({"referenced_works": _references(index, references, seed)} if references else {}),
         }
 
 
@@ -176,6 +198,7 @@ def write_works_snapshot(
     files: int = 1,
     gzipped: bool = False,
     seed: int = 7,
+    references: int = 0,
 ) -> list[Path]:
     """Write works as snapshot part files under folder/works/updated_date=2026-01-01/."""
     target = folder / "works" / "updated_date=2026-01-01"
@@ -184,7 +207,12 @@ def write_works_snapshot(
     handles = [gzip.open(p, "wb", compresslevel=1) if gzipped else open(p, "wb") for p in paths]  # noqa: SIM115
     try:
         for index, work in enumerate(
-            iter_works(works=works, authors=authors or max(1, works // 2), seed=seed)
+            iter_works(
+                works=works,
+                authors=authors or max(1, works // 2),
+                seed=seed,
+                references=references,
+            )
         ):
             handles[index % files].write(orjson.dumps(work) + b"\n")
     finally:

@@ -145,7 +145,8 @@ def test_a_blocked_sender_is_told_unavailable(alice, bob, alice_client, conversa
 
     response = alice_client.post(_send_url(conversation), {"body": "Hello?"})
 
-    assert response.status_code == 403
+    # The conversation again (the typed text kept in the box), with the refusal said.
+    assert response.status_code == 200
     assert "This researcher is unavailable." in response.content.decode()
     assert not Message.objects.exists()
 

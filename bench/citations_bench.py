@@ -107,12 +107,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             "seconds": without.process.seconds,
             "works_per_second": without.works_per_second,
             "peak_tree_rss_mb": without.process.peak_tree_rss_mb,
+            "process_cpu_seconds": round(
+                without.process.cpu_user_seconds + without.process.cpu_system_seconds, 1
+            ),
+            "database_cpu_seconds": without.process.database_cpu_seconds,
+            "database_profile": without.process.database_profile,
             "other_work_share": without.process.other_work_share,
         },
         "with_references": {
             "seconds": with_references.process.seconds,
             "works_per_second": with_references.works_per_second,
             "peak_tree_rss_mb": with_references.process.peak_tree_rss_mb,
+            "process_cpu_seconds": round(
+                with_references.process.cpu_user_seconds
+                + with_references.process.cpu_system_seconds,
+                1,
+            ),
+            "database_cpu_seconds": with_references.process.database_cpu_seconds,
+            "database_profile": with_references.process.database_profile,
             "other_work_share": with_references.process.other_work_share,
             "rows": rows,
         },

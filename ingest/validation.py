@@ -349,14 +349,23 @@ _REFERENCE_ID = {
 }
 
 
+def _is_work_identifier(scheme: str, value: str) -> bool:
+    if scheme == "openalex":  # the common case, without a regex: "W" and up to 15 digits
+        return (
+            2 <= len(value) <= 16
+            and value[0] == "W"
+            and value[1:].isascii()
+            and value[1:].isdigit()
+            and value[1] != "0"
+        )
+    pattern = _REFERENCE_ID.get(scheme)
+    return pattern is not None and pattern.fullmatch(value) is not None
+
+
 def _references_checked(record: WorkRecord, checked: Checked) -> WorkRecord:
     """The references that can name a work, at most MAX_REFERENCES; the unlinked ones as text
     that fits. What is left out is said in a warning; the work itself is kept."""
-    usable = tuple(
-        (scheme, value)
-        for scheme, value in record.references
-        if scheme in _REFERENCE_ID and _REFERENCE_ID[scheme].fullmatch(value)
-    )
+    usable = tuple(reference for reference in record.references if _is_work_identifier(*reference))
     if len(usable) < len(record.references):
         bad = [f"{s}:{v}" for s, v in record.references if (s, v) not in set(usable)]
         checked.warn(

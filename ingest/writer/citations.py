@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from ..records import WorkRecord
-from .staging import Cursor, stage_rows
+from .staging import Cursor
 
 # An identifier as stored: scheme and value, e.g. 'openalex:W123'.
 _IDENTIFIERS_OF_WORKS = """
@@ -33,55 +33,51 @@ FROM publications_formeropenalexworkid WHERE work_id = ANY(%(ids)s)
 """
 
 
+# One statement for a batch's references: resolved once (a CTE used twice is materialised),
+# then written as citations or as waiting references. Arrays rather than a staging table: no
+# temporary table to create per batch.
+_WRITE_REFERENCES = """
+WITH resolved AS MATERIALIZED (
+    SELECT s.citing_id, s.scheme || ':' || s.value AS identifier,
+           coalesce(wo.id, fo.work_id, wd.id) AS cited_id
+    FROM unnest(%s::int8[], %s::text[], %s::text[]) AS s(citing_id, scheme, value)
+    LEFT JOIN publications_work wo ON s.scheme = 'openalex' AND wo.openalex_id = s.value
+    LEFT JOIN publications_formeropenalexworkid fo
+           ON s.scheme = 'openalex' AND wo.id IS NULL AND fo.openalex_id = s.value
+    LEFT JOIN publications_work wd ON s.scheme = 'doi' AND wd.doi = s.value
+),
+linked AS (
+    INSERT INTO publications_citation (citing_id, cited_id)
+    SELECT DISTINCT citing_id, cited_id FROM resolved
+    WHERE cited_id IS NOT NULL AND cited_id <> citing_id
+    ORDER BY citing_id, cited_id
+    ON CONFLICT DO NOTHING
+)
+INSERT INTO publications_unresolvedreference (citing_id, identifier)
+SELECT DISTINCT citing_id, identifier FROM resolved WHERE cited_id IS NULL
+ORDER BY citing_id, identifier
+ON CONFLICT DO NOTHING
+"""
+
+
 def write_citations(
     cursor: Cursor, records: Sequence[WorkRecord], work_of: Mapping[int, int]
 ) -> None:
     """The references of the written records (index -> its work in work_of): a Citation each
-    where the cited work is held, an UnresolvedReference where it is not."""
-    rows = [
-        (work_of[index], f"{scheme}:{value}", scheme, value)
-        for index, record in enumerate(records)
-        if index in work_of
-        for scheme, value in record.references
-    ]
-    if not rows:
-        return
-    stage_rows(
-        cursor,
-        "stage_reference",
-        [("citing_id", "int8"), ("identifier", "text"), ("scheme", "text"), ("value", "text")],
-        rows,
-    )
-    cursor.execute(
-        """
-        CREATE TEMP TABLE stage_reference_resolved ON COMMIT DROP AS
-        SELECT s.citing_id, s.identifier, coalesce(wo.id, fo.work_id, wd.id) AS cited_id
-        FROM stage_reference s
-        LEFT JOIN publications_work wo ON s.scheme = 'openalex' AND wo.openalex_id = s.value
-        LEFT JOIN publications_formeropenalexworkid fo
-               ON s.scheme = 'openalex' AND fo.openalex_id = s.value
-        LEFT JOIN publications_work wd ON s.scheme = 'doi' AND wd.doi = s.value
-        """
-    )
-    cursor.execute(
-        """
-        INSERT INTO publications_citation (citing_id, cited_id)
-        SELECT DISTINCT citing_id, cited_id FROM stage_reference_resolved
-        WHERE cited_id IS NOT NULL AND cited_id <> citing_id
-        ORDER BY citing_id, cited_id
-        ON CONFLICT DO NOTHING
-        """
-    )
-    cursor.execute(
-        """
-        INSERT INTO publications_unresolvedreference (citing_id, identifier)
-        SELECT DISTINCT citing_id, identifier FROM stage_reference_resolved
-        WHERE cited_id IS NULL
-        ORDER BY citing_id, identifier
-        ON CONFLICT DO NOTHING
-        """
-    )
-    cursor.execute("DROP TABLE stage_reference_resolved")
+    where the cited work is held, an UnresolvedReference where it is not. One statement."""
+    citing: list[int] = []
+    schemes: list[str] = []
+    values: list[str] = []
+    for index, record in enumerate(records):
+        work_id = work_of.get(index)
+        if work_id is None or not record.references:
+            continue
+        for scheme, value in record.references:
+            citing.append(work_id)
+            schemes.append(scheme)
+            values.append(value)
+    if citing:
+        cursor.execute(_WRITE_REFERENCES, [citing, schemes, values])
 
 
 def citations_resolve_arrived(cursor: Cursor, work_ids: Collection[int]) -> int:

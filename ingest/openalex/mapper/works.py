@@ -204,8 +204,21 @@ def _references(work: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     is kept as it is, for the checks to name (ingest.validation)."""
     found: dict[tuple[str, str], None] = {}
     for entry in typed_field(work, "referenced_works", list, []):
+        # Nearly every entry is "https://openalex.org/W123": taken apart without a regex (a
+        # work lists 30 to 40 of them).
+        if (
+            isinstance(entry, str)
+            and entry.startswith(_WORK_URL)
+            and entry[22:].isascii()
+            and entry[22:].isdigit()
+        ):
+            found[("openalex", entry[21:])] = None
+            continue
         try:
             found[("openalex", openalex_short_id(entry, kind="W"))] = None
         except MappingError:
             found[("openalex", (entry if isinstance(entry, str) else repr(entry))[:200])] = None
     return tuple(found)
+
+
+_WORK_URL = "https://openalex.org/W"

@@ -2,7 +2,7 @@
 framework (django.contrib.syndication, Atom1Feed).
 
 The framework writes XML with an escaping generator, so titles with markup or TeX from imports
-come out as text; characters XML 1.0 cannot carry at all (C0 controls that imports sometimes
+come out as text, and every element is marked as text (the summary too: TextSummaryAtomFeed); characters XML 1.0 cannot carry at all (C0 controls that imports sometimes
 hold) are dropped here, or the feed would not parse.
 """
 
@@ -35,8 +35,19 @@ def xml_text(value: str) -> str:
     return _NOT_XML.sub("", value)
 
 
+class TextSummaryAtomFeed(Atom1Feed):
+    """Atom with the summary marked as text. Django marks it `type="html"`, so a reader would
+    run an abstract's markup (imported, or a claimant's BibTeX upload) as HTML; the abstracts
+    here are plain text. Every other element Django writes is text already."""
+
+    def add_item_elements(self, handler: Any, item: dict[str, Any]) -> None:
+        super().add_item_elements(handler, {**item, "description": None})
+        if item.get("description"):
+            handler.addQuickElement("summary", item["description"], {"type": "text"})
+
+
 class _WorksFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = TextSummaryAtomFeed
 
     def item_title(self, item: Work) -> str:
         return xml_text(item.title)

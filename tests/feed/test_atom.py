@@ -70,3 +70,28 @@ def test_a_merged_researchers_feed_redirects_and_unknown_ones_are_404(client):
     assert client.get(reverse("feed:researcher-atom", args=["nobody"])).status_code == 404
     assert client.get(reverse("feed:topic-atom", args=[10**6])).status_code == 404
     assert client.post(reverse("feed:topic-atom", args=[1])).status_code == 405
+
+
+HOSTILE = '<img src=x onerror="alert(1)"> & <script>alert(2)</script> \u202e'
+
+
+def test_no_field_of_either_feed_is_read_as_html_by_a_feed_reader(client):
+    """Every element a reader shows is text: hostile markup in a title, an abstract, an author's
+    name, a researcher's or a topic's name arrives as those characters, never as markup."""
+    ada = ResearcherFactory(display_name=f"Ada {HOSTILE}")
+    topic = TopicFactory(name=f"Topic {HOSTILE}")
+    work_by(ada, topics=[topic], title=f"Title {HOSTILE}", abstract=f"Abstract {HOSTILE}")
+
+    for url in (
+        reverse("feed:researcher-atom", args=[ada.slug]),
+        reverse("feed:topic-atom", args=[topic.pk]),
+    ):
+        response = client.get(url)
+        root = ET.fromstring(response.content)
+        for element in root.iter():
+            assert element.get("type") in (None, "text"), (element.tag, element.get("type"))
+        (entry,) = root.findall(f"{ATOM}entry")
+        assert entry.findtext(f"{ATOM}title") == f"Title {HOSTILE}"
+        assert entry.findtext(f"{ATOM}summary") == f"Abstract {HOSTILE}"
+        assert HOSTILE in entry.find(f"{ATOM}author").findtext(f"{ATOM}name")
+        assert b"<script>" not in response.content and b"<img" not in response.content

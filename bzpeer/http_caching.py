@@ -76,11 +76,15 @@ def public_page(etag: EtagFunction) -> Callable[[Callable[..., HttpResponse]], A
 
 
 class PrivateWhenSettingCookiesMiddleware:
-    """A response that sets a cookie is never public, whoever marked it so.
+    """A response that sets a cookie is never public, whoever marked it so; a response to a
+    signed-in person is never stored by anyone (`private, no-store`).
 
     `public_page` decides before the session, CSRF and messages middleware have added their
     cookies (a message stored in an anonymous session, say); a shared cache keeping such a
     response would hand that cookie to everyone. Outside those middleware, so it sees them.
+    A page or API answer for a signed-in user depends on who they are (their inbox, account,
+    feed, the badge in the header): `Vary: Cookie` alone leaves it to a CDN to honour it, so
+    every such answer says `private, no-store` itself.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -88,6 +92,9 @@ class PrivateWhenSettingCookiesMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if response.cookies and "public" in response.get("Cache-Control", ""):
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            patch_cache_control(response, private=True, no_store=True)
+        elif response.cookies and "public" in response.get("Cache-Control", ""):
             patch_cache_control(response, private=True)
         return response

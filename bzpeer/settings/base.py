@@ -217,6 +217,7 @@ LOGIN_REDIRECT_URL = "/account/"
 # ORCID_SANDBOX switches every ORCID URL to sandbox.orcid.org for testing against ORCID's
 # sandbox; production uses orcid.org. Keys come from the ORCID developer tools.
 ORCID_SANDBOX = env.bool("ORCID_SANDBOX", default=False)
+ORCID_BASE_DOMAIN = "sandbox.orcid.org" if ORCID_SANDBOX else "orcid.org"
 # ORCID's public API, read by the ORCID importer (ingest.orcid.client).
 ORCID_PUBLIC_API_URL = env.str(
     "ORCID_PUBLIC_API_URL",
@@ -226,7 +227,7 @@ ORCID_CLIENT_ID = env.str("ORCID_CLIENT_ID", default="")
 ORCID_CLIENT_SECRET = env.str("ORCID_CLIENT_SECRET", default="")
 SOCIALACCOUNT_PROVIDERS = {
     "orcid": {
-        "BASE_DOMAIN": "sandbox.orcid.org" if ORCID_SANDBOX else "orcid.org",
+        "BASE_DOMAIN": ORCID_BASE_DOMAIN,
         "MEMBER_API": False,
         "APPS": (
             [{"client_id": ORCID_CLIENT_ID, "secret": ORCID_CLIENT_SECRET}]
@@ -360,6 +361,10 @@ CONTENT_SECURITY_POLICY = {
         "object-src": [NONE],
         "base-uri": [SELF],
         "frame-ancestors": [NONE],
+        # Forms post to this site only (default-src does not cover form-action); signing in
+        # with ORCID posts here and is redirected to ORCID's authorisation page, which a
+        # browser checks against form-action too.
+        "form-action": [SELF, f"https://{ORCID_BASE_DOMAIN}"],
     },
 }
 

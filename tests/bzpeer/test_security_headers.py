@@ -117,6 +117,14 @@ def test_it_sends_a_content_security_policy_without_inline_code_or_outside_sourc
     assert "*" not in header
 
 
+def test_forms_may_post_to_this_site_and_to_orcids_sign_in_only(client, settings):
+    """default-src does not cover form-action (issue 28, item 3): without it a form injected
+    into a page could post anywhere. ORCID's authorisation page is where signing in with ORCID
+    is redirected after its form posts here."""
+    directives = _directives(client.get("/")["Content-Security-Policy"])
+    assert directives["form-action"] == ["'self'", f"https://{settings.ORCID_BASE_DOMAIN}"]
+
+
 @pytest.mark.parametrize("signed_in", [False, True], ids=["anonymous", "member"])
 def test_every_page_of_ours_has_the_policy_and_nothing_inline(client, signed_in):
     records = make_records()

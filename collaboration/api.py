@@ -30,7 +30,8 @@ from .models import MESSAGE_MAX_LENGTH, PURPOSE_MAX_LENGTH, InvitationKind, Invi
 _MAX_ID = 2**63 - 1
 # ASCII digits only (str.isdigit accepts "²", which int() refuses), and few of them.
 _PAGE = re.compile(r"[0-9]{1,6}")
-_INPUT_SLACK = 1_000
+# A text may arrive with CRLF line breaks (two characters where the rule counts one): twice
+# the rule's length is still a bound.
 
 
 def _error(description: str) -> OpenApiResponse:
@@ -62,7 +63,7 @@ class InvitationInputSerializer(serializers.Serializer):
     recipient = serializers.SlugField(max_length=200, help_text="The slug of the record invited.")
     kind = serializers.ChoiceField(choices=InvitationKind.choices)
     purpose = serializers.CharField(
-        max_length=PURPOSE_MAX_LENGTH + _INPUT_SLACK,
+        max_length=2 * PURPOSE_MAX_LENGTH,
         allow_blank=True,
         trim_whitespace=False,
         help_text="What you would like to do together: 50 to 1,000 characters.",
@@ -166,7 +167,7 @@ class MessageListSerializer(serializers.Serializer):
 
 class MessageInputSerializer(serializers.Serializer):
     body = serializers.CharField(
-        max_length=MESSAGE_MAX_LENGTH + _INPUT_SLACK,
+        max_length=2 * MESSAGE_MAX_LENGTH,
         allow_blank=True,
         trim_whitespace=False,
         help_text="Plain text, 1 to 10,000 characters.",

@@ -1,14 +1,18 @@
 """Forms of the collaboration pages: the invitation (profile panel), a message, a report, the
 collaboration settings and the account deletion.
 
-They check shape only (lengths, choices); every rule about who may do what is the services'.
+They check shape only (choices; the texts by the services' own rules, collaboration.services
+.text); every rule about who may do what is the services'.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
+
+from bzpeer.errors import InvalidRequest
 
 from .models import (
     MESSAGE_MAX_LENGTH,
@@ -17,21 +21,28 @@ from .models import (
     InvitationKind,
     WhoMayInvite,
 )
-
-REPORT_REASON_MAX_LENGTH = 2_000
+from .services import text
 
 
 def _is_id(value: object) -> bool:
     return str(value).isdigit() and len(str(value)) < 19
 
 
+def _by_the_rule(rule: Callable[[str], str], value: str) -> str:
+    """The service's rule for a text, its refusal as the field's error."""
+    try:
+        return rule(value)
+    except InvalidRequest as refusal:
+        raise forms.ValidationError(refusal.message) from refusal
+
+
 class InvitationForm(forms.Form):
     kind = forms.ChoiceField(label="What kind of collaboration", choices=InvitationKind.choices)
+    # The lengths are the service's rule (collaboration.services.text), counted as a person
+    # sees the text; the browser's maxlength counts a line break once, as the rule does.
     purpose = forms.CharField(
         label="Purpose",
-        min_length=PURPOSE_MIN_LENGTH,
-        max_length=PURPOSE_MAX_LENGTH,
-        widget=forms.Textarea(attrs={"rows": 5}),
+        widget=forms.Textarea(attrs={"rows": 5, "maxlength": PURPOSE_MAX_LENGTH}),
         help_text=f"{PURPOSE_MIN_LENGTH} to {PURPOSE_MAX_LENGTH:,} characters: what you propose "
         "and why them.",
     )
@@ -51,28 +62,27 @@ class InvitationForm(forms.Form):
             self.fields[name].valid_value = _is_id  # type: ignore[attr-defined]
 
     def clean_purpose(self) -> str:
-        # Browsers send textarea line breaks as CRLF; count them as the person sees them.
-        return self.cleaned_data["purpose"].replace("\r\n", "\n").strip()
+        return _by_the_rule(text.purpose_clean, self.cleaned_data["purpose"])
 
 
 class MessageForm(forms.Form):
     body = forms.CharField(
         label="Message",
-        max_length=MESSAGE_MAX_LENGTH,
-        strip=True,
-        widget=forms.Textarea(attrs={"rows": 4}),
+        widget=forms.Textarea(attrs={"rows": 4, "maxlength": MESSAGE_MAX_LENGTH}),
     )
 
     def clean_body(self) -> str:
-        return self.cleaned_data["body"].replace("\r\n", "\n")
+        return _by_the_rule(text.message_body_clean, self.cleaned_data["body"])
 
 
 class ReportForm(forms.Form):
     reason = forms.CharField(
         label="What is wrong with it?",
-        max_length=REPORT_REASON_MAX_LENGTH,
-        widget=forms.Textarea(attrs={"rows": 3}),
+        widget=forms.Textarea(attrs={"rows": 3, "maxlength": text.REASON_MAX_LENGTH}),
     )
+
+    def clean_reason(self) -> str:
+        return _by_the_rule(text.reason_clean, self.cleaned_data["reason"])
 
 
 class CollaborationSettingsForm(forms.Form):

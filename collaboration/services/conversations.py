@@ -15,10 +15,9 @@ from django.http import Http404
 from django.utils import timezone
 
 from bzpeer.db import retry_on_lock_conflict
-from bzpeer.errors import Forbidden, InvalidRequest
+from bzpeer.errors import Forbidden
 from bzpeer.users.models import User
 from collaboration.models import (
-    MESSAGE_MAX_LENGTH,
     Block,
     CollaborationSettings,
     Conversation,
@@ -32,6 +31,7 @@ from collaboration.selectors.access import (
 )
 
 from .badge import inbox_badge_forget
+from .text import message_body_clean
 
 logger = logging.getLogger(__name__)
 
@@ -68,14 +68,7 @@ def message_send(*, author: User, conversation_id: int, body: str) -> Message:
     if mine is None:
         raise Http404("No such conversation.")
     other = next((side for side in sides if side.pk != mine.pk), None)
-    body = body.strip()
-    if not body:
-        raise InvalidRequest("Write a message first.")
-    if len(body) > MESSAGE_MAX_LENGTH:
-        raise InvalidRequest(
-            f"A message can be at most {MESSAGE_MAX_LENGTH:,} characters (this one has "
-            f"{len(body):,})."
-        )
+    body = message_body_clean(body)
     if mine.author_suspended:
         raise Forbidden(SUSPENDED)
     if other is None or other.user_id is None or other.blocked_with_author:

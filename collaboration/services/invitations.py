@@ -16,8 +16,6 @@ from bzpeer.db import retry_on_lock_conflict
 from bzpeer.errors import Conflict, Forbidden, InvalidRequest
 from bzpeer.users.models import User
 from collaboration.models import (
-    PURPOSE_MAX_LENGTH,
-    PURPOSE_MIN_LENGTH,
     Conversation,
     ConversationParticipant,
     Invitation,
@@ -40,18 +38,9 @@ from researchers.models import Researcher
 from .badge import inbox_badge_forget
 from .notify import invitation_answered_notify, invitation_received_notify
 from .quotas import invitation_quota_check, settings_lock
+from .text import purpose_clean
 
 logger = logging.getLogger(__name__)
-
-
-def _purpose_clean(purpose: str) -> str:
-    purpose = purpose.strip()
-    if not PURPOSE_MIN_LENGTH <= len(purpose) <= PURPOSE_MAX_LENGTH:
-        raise InvalidRequest(
-            f"Say what you would like to do together in {PURPOSE_MIN_LENGTH} to "
-            f"{PURPOSE_MAX_LENGTH:,} characters (you wrote {len(purpose):,})."
-        )
-    return purpose
 
 
 def _anchors_check(
@@ -117,7 +106,7 @@ def invitation_send(
     assert sender_record is not None and recipient_researcher.claimed_by_id is not None
     if kind not in InvitationKind.values:
         raise InvalidRequest("Choose what kind of collaboration you propose.")
-    purpose = _purpose_clean(purpose)
+    purpose = purpose_clean(purpose)
     works, topics = _anchors_check(
         record_ids=(sender_record.pk, recipient_researcher.pk),
         work_ids=work_ids,

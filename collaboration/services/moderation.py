@@ -28,10 +28,9 @@ from collaboration.selectors import DELETED_NAME
 
 from .flags import user_flag_if_needed
 from .quotas import settings_lock
+from .text import reason_clean
 
 logger = logging.getLogger(__name__)
-
-REASON_MAX_LENGTH = 2_000
 
 
 def _author_label(name: str | None, user_id: int | None) -> str:
@@ -39,15 +38,6 @@ def _author_label(name: str | None, user_id: int | None) -> str:
     if user_id is None:
         return DELETED_NAME
     return f"{name or 'A researcher'} (user #{user_id})"
-
-
-def _reason_clean(reason: str) -> str:
-    reason = reason.strip()
-    if not reason:
-        raise InvalidRequest("Say what is wrong with it.")
-    if len(reason) > REASON_MAX_LENGTH:
-        raise InvalidRequest(f"Keep the reason under {REASON_MAX_LENGTH:,} characters.")
-    return reason
 
 
 @transaction.atomic
@@ -64,7 +54,7 @@ def report_create(
     author's name: deleting the message or the account later erases the item, not this."""
     if (message_id is None) == (invitation_id is None):
         raise InvalidRequest("Report either a message or an invitation.")
-    reason = _reason_clean(reason)
+    reason = reason_clean(reason)
     message: Message | None = None
     invitation: Invitation | None = None
     if message_id is not None:
@@ -178,9 +168,7 @@ def messaging_suspend(
 ) -> None:
     """Stop `user_id` sending invitations and messages; with `report_id`, that report is
     closed as actioned."""
-    reason = reason.strip()
-    if not reason:
-        raise InvalidRequest("Give the reason for the suspension.")
+    reason = reason_clean(reason, empty="Give the reason for the suspension.")
     report = _open_report_lock(report_id) if report_id is not None else None
     user = User.objects.filter(pk=user_id).first()
     if user is None:

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django_filters import rest_framework as filters
 from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -56,6 +56,13 @@ class ApiPagination(PageNumberPagination):
                 {self.page_size_query_param: [f"Enter a whole number from 1 to {MAX_PAGE_SIZE}."]}
             )
         return int(raw_page_size)
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+        # DRF reads an empty ?page= as page 1; the schema says a page is a whole number from 1,
+        # so an empty one is the same 404 as any other value that is not.
+        if request.query_params.get(self.page_query_param) == "":
+            raise NotFound("Invalid page.")
+        return super().paginate_queryset(queryset, request, view)
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         """DRF's two parameters with their bounds, so a client (and a schema-driven test) knows

@@ -226,7 +226,6 @@ def _follow_schema(noun: str, key: str, *, mutable: bool = True) -> Any:
                 request=FollowMuteInputSerializer,
                 responses={
                     200: FollowStateSerializer,
-                    400: OpenApiResponse(ErrorSerializer, description="`muted` is missing."),
                     403: _FOLLOW_RESPONSES[403],
                     404: OpenApiResponse(
                         ErrorSerializer, description="No such record, or you do not follow it."

@@ -92,3 +92,29 @@ def test_a_page_size_out_of_range_is_a_400_with_a_message(client, url, page_size
 
     assert response.status_code == 400
     assert response.json() == {"page_size": ["Enter a whole number from 1 to 100."]}
+
+
+def test_an_empty_page_number_is_the_404_any_invalid_page_is(client):
+    """The schema says a page is a whole number from 1 (issue 28, item 5)."""
+    response = client.get("/api/v1/works/", {"page": ""})
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Invalid page."}
+
+
+def test_a_mute_without_muted_is_answered_as_the_schema_says(alice_client):
+    """PATCH /follows/topics/{key}/ without `muted` answers the field's error, and the schema
+    documents a 400 of field errors there, not {detail} (issue 28, item 5)."""
+    from tests.factories import TopicFactory
+
+    topic = TopicFactory()
+    alice_client.post(f"/api/v1/follows/topics/{topic.pk}/", content_type="application/json")
+    response = alice_client.patch(
+        f"/api/v1/follows/topics/{topic.pk}/", {}, content_type="application/json"
+    )
+    assert response.status_code == 400 and "muted" in response.json()
+
+    schema = alice_client.get("/api/schema/", {"format": "json"}).json()
+    bad_request = schema["paths"]["/api/v1/follows/topics/{key}/"]["patch"]["responses"]["400"]
+    assert bad_request["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ValidationError"
+    }

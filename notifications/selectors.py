@@ -104,7 +104,7 @@ def unsubscribe_target(token: str) -> UnsubscribeTarget:
     token, RecipientGone (404) for an account that no longer exists."""
     user_id, scope = unsubscribe_token_read(token)
     user = User.objects.filter(pk=user_id).first()
-    if user is None:
+    if user is None:  # deleted between the two reads
         raise RecipientGone("This link belongs to an account that no longer exists.")
     deliveries = deliveries_for(user)
     if scope == DAILY_DIGEST_SCOPE:

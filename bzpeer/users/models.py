@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import uuid
+
 from django.contrib.auth.models import AbstractUser
+from django.contrib.postgres.functions import RandomUUID
 from django.db import models
 
 from .time_zones import validate_time_zone
@@ -16,6 +19,17 @@ class User(AbstractUser):
     time_zone = models.CharField(
         max_length=64, default="UTC", db_default="UTC", validators=[validate_time_zone]
     )
+
+    # What the links in this person's emails that work without signing in (one-click
+    # unsubscribe) name them by: random, so a link says nothing about whose it is, and renewed
+    # with every new password, which ends every such link sent before (set_password).
+    email_link_key = models.UUIDField(
+        default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False
+    )
+
+    def set_password(self, raw_password: str | None) -> None:
+        super().set_password(raw_password)
+        self.email_link_key = uuid.uuid4()
 
     def __str__(self) -> str:
         return self.display_name or self.email or self.username

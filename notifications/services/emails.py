@@ -34,7 +34,7 @@ def list_id(category: str) -> str:
 
 def unsubscribe_url(*, user: User, category: str) -> str:
     """The absolute one-click unsubscribe URL (settings.SITE_URL) with a signed token."""
-    return tokens.unsubscribe_url(user_id=user.pk, category=category)
+    return tokens.unsubscribe_url(user=user, category=category)
 
 
 def unsubscribe_token_read(token: str) -> tuple[int, str]:

@@ -5,6 +5,7 @@ CSRF-checked; a tampered token is a 400 and an account that is gone a 404, never
 from __future__ import annotations
 
 import pytest
+from django.core import signing
 from django.test import Client
 
 from notifications import services
@@ -164,3 +165,23 @@ def test_the_link_in_a_real_email_unsubscribes(alice, commit):
     path = header.strip("<>").removeprefix("https://bzpeer.example")
     assert one_click(path).status_code == 200
     assert delivery_for(user=alice, category=CLAIMS) == Delivery.OFF
+
+
+def test_a_link_reveals_nothing_about_whose_it_is(alice):
+    """Issue 28, item 10: no user id, no address, nothing the same for two people's links."""
+    token = link_path(alice).rstrip("/").rsplit("/", 1)[1]
+    payload = signing.b64_decode(token.split(":", 1)[0].encode()).decode()
+    assert str(alice.pk) not in payload.replace(alice.email_link_key.hex, "")
+    assert alice.email not in payload and alice.email.split("@")[0] not in payload
+    assert alice.email_link_key.hex in payload  # random, and renewed with the password
+
+
+def test_a_new_password_ends_every_link_sent_before(alice, bob):
+    old, bobs = link_path(alice), link_path(bob)
+    alice.set_password("a new password, long enough")
+    alice.save()
+
+    response = one_click(old)
+    assert response.status_code == 404 and "renewed" in response.content.decode()
+    assert one_click(link_path(alice)).status_code == 200
+    assert one_click(bobs).status_code == 200  # nobody else's

@@ -34,7 +34,8 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # X-Forwarded-For. Every limit keyed by address (DRF's throttle, allauth's login and sign-up
 # limits) takes the client's address from bzpeer.http.client_address, which believes that
 # header only this far; 0, with nothing in front, means REMOTE_ADDR and the header ignored.
-TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+TRUSTED_PROXY_COUNT_FROM_ENVIRONMENT: int | None = env.int("TRUSTED_PROXY_COUNT", default=None)
+TRUSTED_PROXY_COUNT = TRUSTED_PROXY_COUNT_FROM_ENVIRONMENT or 0
 if TRUSTED_PROXY_COUNT < 0:
     raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more.")
 

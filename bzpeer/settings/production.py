@@ -10,7 +10,9 @@ from .base import (
     ALLOWED_HOSTS_FROM_ENVIRONMENT,
     PRODUCTION_HSTS_SECONDS,
     PRODUCTION_SSL_REDIRECT,
+    REST_FRAMEWORK,
     SECRET_KEY,
+    TRUSTED_PROXY_COUNT_FROM_ENVIRONMENT,
 )
 
 if not SECRET_KEY:
@@ -19,6 +21,15 @@ if not ALLOWED_HOSTS_FROM_ENVIRONMENT:
     raise ImproperlyConfigured("Set the ALLOWED_HOSTS environment variable.")
 
 DEBUG = False
+# Production runs behind one TLS proxy of ours (it sets X-Forwarded-Proto, trusted above): the
+# client's address is the one that proxy appends to X-Forwarded-For, unless the environment says
+# how many proxies there are. The application's port must be reachable only through them: a
+# client reaching gunicorn directly could forge the header (docs/operating.md, "Behind the
+# proxy").
+TRUSTED_PROXY_COUNT = (
+    1 if TRUSTED_PROXY_COUNT_FROM_ENVIRONMENT is None else TRUSTED_PROXY_COUNT_FROM_ENVIRONMENT
+)
+REST_FRAMEWORK = {**REST_FRAMEWORK, "NUM_PROXIES": TRUSTED_PROXY_COUNT}
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = PRODUCTION_SSL_REDIRECT
 SECURE_HSTS_SECONDS = PRODUCTION_HSTS_SECONDS

@@ -27,6 +27,13 @@ def test_compose_defines_db_redis_web_worker_and_beat():
     assert "beat" in str(services["beat"]["command"])
 
 
+def test_the_web_port_is_published_on_the_hosts_loopback_only():
+    """A client reaching gunicorn directly could forge X-Forwarded-For (issue 28, item 11)."""
+    compose = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
+    ports = compose["services"]["web"]["ports"]
+    assert ports and all(str(port).startswith("127.0.0.1:") for port in ports)
+
+
 def test_compose_accepts_the_file():
     if (
         shutil.which("docker")

@@ -36,6 +36,44 @@ def test_production_settings_pass_the_deploy_checks():
     assert "no issues" in result.stdout
 
 
+def _production_value(expression: str, **env: str) -> str:
+    inherited = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "TRUSTED_PROXY_COUNT")
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            f"from django.conf import settings; print({expression})",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        env={
+            **inherited,
+            "DJANGO_SETTINGS_MODULE": "bzpeer.settings.production",
+            "SECRET_KEY": "a-long-random-production-secret-" + "x" * 40,
+            "ALLOWED_HOSTS": "bzpeer.example.org",
+            **env,
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_production_trusts_its_one_tls_proxy_unless_told_how_many_there_are():
+    """Behind the TLS proxy production needs, the client is the address that proxy appends
+    (issue 28, item 11); the environment can say there are more, or none."""
+    both = "(settings.TRUSTED_PROXY_COUNT, settings.REST_FRAMEWORK['NUM_PROXIES'])"
+    assert _production_value(both) == "(1, 1)"
+    assert _production_value(both, TRUSTED_PROXY_COUNT="2") == "(2, 2)"
+    assert _production_value(both, TRUSTED_PROXY_COUNT="0") == "(0, 0)"
+
+
 def test_production_refuses_to_start_without_a_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     result = subprocess.run(

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bzpeer.db import read_connection
-from publications.models import Authorship, WorkTopic
+from publications.models import Authorship, Citation, WorkTopic
 from researchers.models import Affiliation, Institution, Researcher
 
 from .. import keys
@@ -27,6 +27,7 @@ SLICE_CAPS = {
     "institutions": 6,
     "coauthor_edges_among_collaborators": 60,
     "authored_edges_of_collaborators": 60,
+    "citations_among_works": 60,
 }
 
 # Each row carries the researcher's own close-collaborators count: it has a row in
@@ -153,9 +154,10 @@ def graph_slice_build(researcher: Researcher) -> dict[str, Any]:
     researcher: the coauthor weight, the citations, the number of works on the topic, 1 for a
     current affiliation and 0.5 for a past one).
     Edges: coauthor (weight = coauthor weight, with joint works and years), authored (person to
-    work), about (work to topic with the topic score; researcher to topic with their works on
-    it) and affiliated (person to institution). Eight or nine queries, whatever the record's
-    size: the works and topics of a record with many works come from its SliceSummary.
+    work), cites (a work of the slice to another it cites), about (work to topic with the topic
+    score; researcher to topic with their works on it) and affiliated (person to institution).
+    Eight or nine queries, whatever the record's size: the works and topics of a record with many
+    works come from its SliceSummary.
     """
     rid = researcher.id
     center = f"r:{rid}"
@@ -298,6 +300,19 @@ def _people_add(
         )
 
 
+_WORK_LINKS_SQL = f"""
+(SELECT DISTINCT 'authored', a.researcher_id, a.work_id
+ FROM {Authorship._meta.db_table} a
+ WHERE a.work_id = ANY(%(works)s) AND a.researcher_id = ANY(%(people)s)
+ ORDER BY 3, 2 LIMIT %(authored)s)
+UNION ALL
+(SELECT 'cites', c.citing_id, c.cited_id
+ FROM {Citation._meta.db_table} c
+ WHERE c.citing_id = ANY(%(works)s) AND c.cited_id = ANY(%(works)s)
+ ORDER BY 2, 3 LIMIT %(cites)s)
+"""
+
+
 def _works_add(
     center: str,
     rows: _SliceRows,
@@ -305,7 +320,8 @@ def _works_add(
     edges: list[dict[str, Any]],
 ) -> dict[int, dict[str, Any]]:
     """The recent and most cited works (a work in both lists once, with both reasons), who of
-    the slice's people authored them (one query). Returns the work nodes by id."""
+    the slice's people authored them and which cite which (one query). Returns the work nodes
+    by id."""
     works: dict[int, dict[str, Any]] = {}
     for pk, title, year, _date, cited, work_type, authors, why in rows.work_rows:
         if pk in works:
@@ -325,15 +341,25 @@ def _works_add(
     nodes.extend(works.values())
     for pk in works:
         edges.append(_edge("authored", center, f"w:{pk}", 1.0))
+    # Who of the slice's people authored its works, and which of its works cite which: one
+    # statement for both.
     collaborators = rows.people[1:]
-    if works and collaborators:
-        pairs = (
-            Authorship.objects.filter(work_id__in=list(works), researcher_id__in=collaborators)
-            .values_list("researcher_id", "work_id")
-            .distinct()
-            .order_by("work_id", "researcher_id")[: SLICE_CAPS["authored_edges_of_collaborators"]]
-        )
-        edges.extend(_edge("authored", f"r:{r}", f"w:{w}", 1.0) for r, w in pairs)
+    if len(works) > 1 or (works and collaborators):
+        with read_connection().cursor() as cursor:
+            cursor.execute(
+                _WORK_LINKS_SQL,
+                {
+                    "works": list(works),
+                    "people": collaborators,
+                    "authored": SLICE_CAPS["authored_edges_of_collaborators"],
+                    "cites": SLICE_CAPS["citations_among_works"],
+                },
+            )
+            for link, source, target in cursor.fetchall():
+                if link == "authored":
+                    edges.append(_edge("authored", f"r:{source}", f"w:{target}", 1.0))
+                else:
+                    edges.append(_edge("cites", f"w:{source}", f"w:{target}", 1.0))
     return works
 
 

@@ -286,3 +286,34 @@ def test_a_record_with_many_works_shows_the_same_slice_from_its_summary(
     monkeypatch.setattr(metrics, "SLICE_SUMMARY_MIN_WORKS", 10**9)
     services.researcher_metrics_refresh(researcher_ids=[researcher.id])
     assert not SliceSummary.objects.filter(researcher=researcher).exists()
+
+
+def test_the_slice_shows_which_of_its_works_cite_which(db):
+    """Issue 25, item 3: citation links between the works of a slice (no other work's)."""
+    from graph.selectors import graph_slice_build
+    from publications.models import Authorship, Citation, Work
+
+    ada = Researcher.objects.create(slug="ada", display_name="Ada", works_count=3)
+    works = [
+        Work.objects.create(title=f"Work {n}", publication_year=2020 + n, cited_by_count=n)
+        for n in range(3)
+    ]
+    outside = Work.objects.create(title="Not in the slice", publication_year=2001)
+    Authorship.objects.bulk_create(
+        Authorship(work=w, researcher=ada, position=1, raw_name="Ada") for w in works
+    )
+    Citation.objects.bulk_create(
+        [
+            Citation(citing=works[2], cited=works[0]),
+            Citation(citing=works[1], cited=works[0]),
+            Citation(citing=works[2], cited=outside),
+        ]
+    )
+
+    edges = graph_slice_build(ada)["edges"]
+
+    cites = {(e["source"], e["target"]) for e in edges if e["kind"] == "cites"}
+    assert cites == {
+        (f"w:{works[2].pk}", f"w:{works[0].pk}"),
+        (f"w:{works[1].pk}", f"w:{works[0].pk}"),
+    }

@@ -39,6 +39,8 @@
       { selector: "edge.coauthor", style: { "line-color": "#7d97d8", "width": function (e) { return Math.max(1, Math.min(6, 1 + 2 * (e.data("weight") || 0))); } } },
       { selector: "edge.affiliated", style: { "line-style": "dashed", "line-color": "#7fb796" } },
       { selector: "edge.about", style: { "line-color": "#c9a6dd" } },
+      // A work citing another: an arrow from the citing work, so the direction reads.
+      { selector: "edge.cites", style: { "line-color": "#d8a25e", "curve-style": "bezier", "target-arrow-shape": "triangle", "target-arrow-color": "#d8a25e", "arrow-scale": 0.7 } },
       { selector: ".path", style: { "line-color": "#d14900", "background-color": "#d14900", "width": 5, "z-index": 10 } },
       { selector: "node.path", style: { "width": 28, "height": 28 } },
       { selector: ".filtered", style: { "display": "none" } },

@@ -34,6 +34,12 @@ BIB = r"""@article{liddell2021looking,
   author = {Liddell, Alice},
   year   = {2020}
 }
+
+@article{liddell2018broken,
+  title  = {A Comma Short}
+  author = {Alice Liddell},
+  year   = {2018}
+}
 """
 
 
@@ -69,8 +75,15 @@ def test_the_claimant_adds_works_from_a_bibtex_file(
     expect(
         page.locator("#matched-entries").get_by_role("link", name="What Alice Found There")
     ).to_be_visible()
-    expect(page.get_by_role("heading", name="Not added (1)")).to_be_visible()
+    expect(page.get_by_role("heading", name="Not added (2)")).to_be_visible()
     expect(page.locator("#rejected-entries")).to_contain_text("the entry has no title")
+    # Where in her file and what is wrong, in words she can act on (issue 24, item 5).
+    rejected = page.locator("#rejected-entries")
+    expect(rejected).to_contain_text("Line 21 of your file")
+    expect(rejected).to_contain_text(
+        "is not closed: a comma or a closing brace is missing after the field 'title' on line 22"
+    )
+    expect(rejected).not_to_contain_text("Unexpectedly")
     screenshot("preview")
     assert not Work.objects.filter(title__startswith="Through the Looking-Glass").exists()
 

@@ -141,6 +141,9 @@ def test_invite_accept_talk_and_block(page, browser, live_server, console_errors
     page.get_by_label("Message", exact=True).fill("Did you get my outline?")
     page.get_by_role("button", name="Send", exact=True).click()
     expect(page.locator(".messages .message-error")).to_contain_text("unavailable")
+    # Said once, and what she typed is still in the box (issue 24, item 4).
+    expect(page.get_by_text("This researcher is unavailable.")).to_have_count(1)
+    expect(page.get_by_label("Message", exact=True)).to_have_value("Did you get my outline?")
     assert Message.objects.count() == 2
     _shots(page, screenshot, "4-alice-refused")
 

@@ -10,6 +10,7 @@ a button redirects as it would on success.
 
 from __future__ import annotations
 
+from allauth.account.decorators import reauthentication_required
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -120,6 +121,9 @@ def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
+# Releasing a claim gives the record up: the password (or a 2FA code) is asked for again unless
+# confirmed in the last few minutes; allauth replays this POST after it.
+@reauthentication_required
 def claim_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
     claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
     with service_error_as_message(request):

@@ -11,6 +11,7 @@ request gets the message as a fragment in place of the form.
 
 from __future__ import annotations
 
+from allauth.account.decorators import reauthentication_required
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
@@ -373,6 +374,8 @@ def collaboration_settings(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+# The password (or a 2FA code) again, as well as the typed address; allauth replays the POST.
+@reauthentication_required(allow_get=True)
 def account_delete(request: HttpRequest) -> HttpResponse:
     form = AccountDeleteForm(
         request.POST if request.method == "POST" else None, account_email=request.user.email

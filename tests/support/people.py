@@ -17,6 +17,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
+from allauth.account.internal.flows.login import (
+    _AUTHENTICATION_METHODS_USER_SESSION_KEY as AUTHENTICATION_METHODS_USER_SESSION_KEY,
+)
+from allauth.account.internal.flows.login import AUTHENTICATION_METHODS_SESSION_KEY
 from allauth.account.models import EmailAddress
 from allauth.mfa.totp.internal.auth import (
     TOTP,
@@ -79,9 +83,11 @@ def reauthenticated(client: Client) -> Client:
     """Record in `client`'s session that its user confirmed their password just now, as allauth's
     reauthentication does: what cannot be undone then goes through without asking again."""
     session = client.session
-    session["account_authentication_methods"] = [
+    session[AUTHENTICATION_METHODS_SESSION_KEY] = [
         {"method": "password", "at": time.time(), "reauthenticated": True}
     ]
+    # Whose records they are (allauth ignores another user's), as record_authentication writes.
+    session[AUTHENTICATION_METHODS_USER_SESSION_KEY] = session["_auth_user_id"]
     session.save()
     return client
 

@@ -129,6 +129,7 @@ MIDDLEWARE = [
     "bzpeer.metrics.MetricsMiddleware",
     # Outside the middleware that set cookies: such a response is never public.
     "bzpeer.http_caching.PrivateWhenSettingCookiesMiddleware",
+    "bzpeer.http_caching.AccountPagesNoStoreMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "bzpeer.security_headers.PermissionsPolicyMiddleware",
     "csp.middleware.CSPMiddleware",

@@ -4,6 +4,7 @@
 - message_emails_send_due:  every minute (beat): claims the due "unread messages" emails and
                             queues one message_email_send per participant after the claim commits
 - message_email_send:       renders and sends one of those emails
+- account_exports_delete_expired: hourly (beat): deletes the exports whose link has expired
 - account_export_build:     builds one "download my data" export (queued after its request
                             commits)
 
@@ -49,3 +50,8 @@ def message_email_send(participant_id: int) -> bool:
 @shared_task(name="collaboration.tasks.account_export_build", time_limit=10 * 60)
 def account_export_build(export_id: int) -> bool:
     return services.account_export_build(export_id=export_id)
+
+
+@shared_task(name="collaboration.tasks.account_exports_delete_expired", time_limit=5 * 60)
+def account_exports_delete_expired() -> int:
+    return services.account_exports_delete_expired()

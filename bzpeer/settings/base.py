@@ -455,6 +455,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "collaboration.tasks.invitations_expire",
         "schedule": 60 * 60,
     },
+    # "Download my data" files whose link has expired are deleted.
+    "collaboration-account-exports-delete-expired": {
+        "task": "collaboration.tasks.account_exports_delete_expired",
+        "schedule": 60 * 60,
+    },
     # "You have unread messages" emails that have come due (10 minutes unread, 1 per hour).
     "collaboration-message-emails-send-due": {
         "task": "collaboration.tasks.message_emails_send_due",

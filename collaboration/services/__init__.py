@@ -40,6 +40,7 @@ from .export import (
     account_export_for_download,
     account_export_link_token,
     account_export_request,
+    account_exports_delete_expired,
 )
 from .flags import user_flag_if_needed
 from .invitations import (
@@ -67,6 +68,7 @@ __all__ = [
     "account_export_for_download",
     "account_export_link_token",
     "account_export_request",
+    "account_exports_delete_expired",
     "block_create",
     "block_delete",
     "collaboration_settings_update",

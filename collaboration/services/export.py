@@ -6,6 +6,8 @@
 - account_export_build: the task's work: the document from collaboration.selectors.export,
   stored in the row (the database, never public storage). Idempotent: only a pending export is
   built, claimed by a conditional UPDATE.
+- account_exports_delete_expired: the hourly sweep (beat) deletes the documents whose link has
+  expired, and exports left pending a day (a task that never ran).
 - account_export_link_token / account_export_for_download: the download link carries a signed,
   timestamped token naming the export and its owner; it works for ACCOUNT_EXPORT_LINK_SECONDS
   and only for the signed-in owner (anyone else, or an old or forged token, is a 404).
@@ -21,6 +23,7 @@ from django.conf import settings
 from django.core import signing
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
+from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
@@ -112,3 +115,15 @@ def account_export_for_download(*, user: User, token: str) -> AccountExport:
     if export is None or expires_at is None or expires_at <= timezone.now():
         raise Http404("No such export.")
     return export
+
+
+def account_exports_delete_expired() -> int:
+    """Delete the exports whose link has expired and those pending for a day; returns how many."""
+    now = timezone.now()
+    deleted, _ = AccountExport.objects.filter(
+        Q(finished_at__lte=now - timedelta(seconds=settings.ACCOUNT_EXPORT_LINK_SECONDS))
+        | Q(status=AccountExportStatus.PENDING, created_at__lte=now - timedelta(days=1))
+    ).delete()
+    if deleted:
+        logger.info("deleted %d expired account exports", deleted)
+    return deleted

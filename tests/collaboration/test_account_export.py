@@ -183,3 +183,15 @@ def test_asking_again_at_once_is_refused_politely(alice, commit):
 def test_the_account_page_links_to_the_export(alice):
     page = client_for(alice).get(reverse("claims:account")).content.decode()
     assert EXPORT in page
+
+
+def test_the_sweep_deletes_expired_exports_only(alice, bob, commit, settings):
+    with commit():
+        services.account_export_request(user=alice)
+        services.account_export_request(user=bob)
+    AccountExport.objects.filter(user=alice).update(
+        finished_at=timezone.now() - timedelta(seconds=settings.ACCOUNT_EXPORT_LINK_SECONDS + 1)
+    )
+    assert services.account_exports_delete_expired() == 1
+    assert not AccountExport.objects.filter(user=alice).exists()
+    assert AccountExport.objects.get(user=bob).status == "ready"

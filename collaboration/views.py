@@ -378,7 +378,8 @@ def collaboration_settings(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 # The password (or a 2FA code) again, as well as the typed address; allauth replays the POST.
-@reauthentication_required(allow_get=True)
+# The page itself (GET, HEAD) is shown without it.
+@reauthentication_required(enabled=lambda request: request.method == "POST")
 def account_delete(request: HttpRequest) -> HttpResponse:
     form = AccountDeleteForm(
         request.POST if request.method == "POST" else None, account_email=request.user.email

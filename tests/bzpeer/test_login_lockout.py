@@ -98,3 +98,17 @@ def test_a_wrong_code_does_not_sign_in(owner):
     client.post(reverse("account_request_login_code"), {"email": owner.email})
     client.post(reverse("account_confirm_login_code"), {"code": "WRONG1"})
     assert not signed_in(client)
+
+
+def test_the_login_code_does_not_skip_two_factor_authentication():
+    staff = make_member("staffer@example.org", is_staff=True)  # staff have 2FA on
+    client = Client()
+    mail.outbox.clear()
+    client.post(reverse("account_request_login_code"), {"email": staff.email})
+    [message] = mail.outbox
+    code = re.search(r"^\s*([A-Z0-9-]{6,})\s*$", message.body, re.MULTILINE)
+    assert code is not None
+    response = client.post(reverse("account_confirm_login_code"), {"code": code.group(1)})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("mfa_authenticate")
+    assert not signed_in(client)

@@ -10,9 +10,12 @@ proxy's address, so one attacker could lock every visitor out of signing in.
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.core.internal import ratelimit
 from django.conf import settings
+from django.contrib.sites.shortcuts import get_current_site
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -63,9 +66,64 @@ class AccountAdapter(DefaultAccountAdapter):
     """allauth's adapter with the client address (its rate limits' "ip") from `client_address`,
     instead of allauth's own reading of X-Forwarded-For and ALLAUTH_TRUSTED_PROXY_COUNT."""
 
+    error_messages = {
+        **DefaultAccountAdapter.error_messages,
+        "too_many_login_attempts": (
+            "Too many failed login attempts. Try again later, or log in with a code sent to "
+            "your email address."
+        ),
+    }
+
     def get_client_ip(self, request: HttpRequest) -> str:
         address = client_address(request)
         if not address:
             # As allauth does: a limit per address cannot be applied without one.
             raise PermissionDenied("Unable to determine the client's address.")
         return address
+
+    # Failed logins. allauth counts them under one key per account ("login_failed": 10/m per
+    # address over all accounts, 5 in 5 minutes per key), so five guesses from anywhere locked the
+    # owner out too. Here that key is the account *and* the client's address, and a second
+    # count per account alone ("login_failed_account") has a higher ceiling: one address
+    # guessing locks only itself out; many addresses together lock the password sign-in, and the
+    # owner still signs in by a code sent to the verified address (ACCOUNT_LOGIN_BY_CODE_ENABLED).
+
+    def _account_key(self, request: HttpRequest, **credentials: Any) -> str:
+        login = str(credentials.get("email", credentials.get("username", ""))).lower()
+        return f"{get_current_site(request).domain}:{login}"
+
+    def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
+        return f"{self._account_key(request, **credentials)}:{client_address(request)}"
+
+    def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
+        per_address = ratelimit.consume(
+            request,
+            app="allauth.account",
+            action="login_failed",
+            key=self._get_login_attempts_cache_key(request, **credentials),
+        )
+        if not per_address:
+            raise self.validation_error("too_many_login_attempts")
+        per_account = ratelimit.consume(
+            request,
+            app="allauth.account",
+            action="login_failed_account",
+            key=self._account_key(request, **credentials),
+        )
+        if not per_account:
+            per_address.rollback()
+            raise self.validation_error("too_many_login_attempts")
+        # A successful login rolls both back (allauth's authenticate).
+        self._login_failed_rl_usage = ratelimit.RateLimitUsage(
+            usage=per_address.usage + per_account.usage
+        )
+
+    def _delete_login_attempts_cached_email(self, request: HttpRequest, **credentials: Any) -> None:
+        # After a password reset: the resetting address's count and the account's.
+        super()._delete_login_attempts_cached_email(request, **credentials)
+        ratelimit.clear(
+            request,
+            app="allauth.account",
+            action="login_failed_account",
+            key=self._account_key(request, **credentials),
+        )

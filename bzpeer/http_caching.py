@@ -98,3 +98,22 @@ class PrivateWhenSettingCookiesMiddleware:
         elif response.cookies and "public" in response.get("Cache-Control", ""):
             patch_cache_control(response, private=True)
         return response
+
+
+# allauth's pages: sign-in, codes, emails, password, two-factor, sessions, reauthentication.
+ACCOUNT_PAGES_PREFIX = "/accounts/"
+
+
+class AccountPagesNoStoreMiddleware:
+    """allauth's pages say `Cache-Control: private, no-store`: they show a person's emails,
+    sessions and addresses, recovery codes and a TOTP secret, and set the session's cookies;
+    no cache, shared or the browser's, keeps them."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.path.startswith(ACCOUNT_PAGES_PREFIX):
+            patch_cache_control(response, private=True, no_store=True)
+        return response

@@ -25,6 +25,10 @@ MissingSocialAppMiddleware answers 404 with a page that says so when a social si
 (ORCID) has no keys configured: allauth raises SocialApp.DoesNotExist from its login and
 callback views then, and the demo and development sites run without ORCID keys. The sign-in
 page shows no ORCID button in that case (allauth lists only providers that have an app).
+
+StaffTwoFactorMiddleware sends a staff member who has not turned two-factor authentication on to
+its set-up page instead of the admin: the admin changes anyone's data, so its accounts must not
+fall to a guessed or reused password alone.
 """
 
 from __future__ import annotations
@@ -34,11 +38,19 @@ import logging
 from collections.abc import Callable
 from functools import lru_cache
 
+from allauth.mfa.utils import is_mfa_enabled
 from allauth.socialaccount.models import SocialApp
 from allauth.socialaccount.providers import registry
+from django.contrib import messages
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseRedirect,
+    JsonResponse,
+)
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import reverse
@@ -212,3 +224,35 @@ class LockConflictMiddleware:
             )
         response["Retry-After"] = str(error.retry_after)
         return response
+
+
+@lru_cache(maxsize=1)
+def _admin_prefix() -> str:
+    return reverse("admin:index")
+
+
+STAFF_TWO_FACTOR_MESSAGE = (
+    "Staff accounts need two-factor authentication before they reach the admin. Set it up here."
+)
+
+
+class StaffTwoFactorMiddleware:
+    """A signed-in staff member without an active authenticator (TOTP) is redirected from any
+    admin page to allauth's TOTP set-up, with a message saying why. Costs one query, on admin
+    requests of staff only."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if (
+            user is not None
+            and user.is_authenticated
+            and user.is_staff
+            and request.path.startswith(_admin_prefix())
+            and not is_mfa_enabled(user)
+        ):
+            messages.warning(request, STAFF_TWO_FACTOR_MESSAGE)
+            return HttpResponseRedirect(reverse("mfa_activate_totp"))
+        return self.get_response(request)

@@ -8,9 +8,11 @@ Retry-After), so no view maps errors itself.
 
 from __future__ import annotations
 
+from allauth.account.internal.flows import reauthentication
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.generics import ListAPIView, RetrieveAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -22,6 +24,10 @@ from researchers.models import Researcher
 
 from . import selectors, services
 from .models import Claim
+
+REAUTHENTICATION_REFUSAL = (
+    "Confirm your password first (the page at %s), then withdraw within five minutes."
+)
 
 
 class ClaimCheckOutputSerializer(serializers.Serializer):
@@ -118,7 +124,8 @@ class ClaimDetailView(RetrieveAPIView):
 
 
 class ClaimWithdrawView(APIView):
-    """Withdraw one of your claims, pending or approved. Anyone else's claim is a 404."""
+    """Withdraw one of your claims, pending or approved. Anyone else's claim is a 404; a session
+    that has not confirmed its password in the last five minutes is refused (403)."""
 
     permission_classes = [IsAuthenticated]
 
@@ -131,6 +138,10 @@ class ClaimWithdrawView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
+        # As on the account page (allauth's reauthentication), without the page to ask on:
+        # the session must have confirmed the password (or a 2FA code) in the last minutes.
+        if reauthentication.is_reauthentication_required(request._request, app=""):
+            raise PermissionDenied(REAUTHENTICATION_REFUSAL % reverse("account_reauthenticate"))
         services.claim_withdraw(claim=claim, user=request.user)
         claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
         return Response(ClaimOutputSerializer(claim).data)

@@ -10,6 +10,7 @@ a button redirects as it would on success.
 
 from __future__ import annotations
 
+from allauth.account.decorators import reauthentication_required
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -121,7 +122,15 @@ def claim_start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def claim_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    # Someone else's claim is a 404 before anything is asked.
     claim = selectors.claim_for_user_or_404(user=request.user, claim_id=pk)
+    return _claim_withdraw_confirmed(request, claim)
+
+
+# Releasing a claim gives the record up: the password (or a 2FA code) is asked for again unless
+# confirmed in the last few minutes; allauth's middleware replays this POST after it.
+@reauthentication_required
+def _claim_withdraw_confirmed(request: HttpRequest, claim: Claim) -> HttpResponse:
     with service_error_as_message(request):
         services.claim_withdraw(claim=claim, user=request.user)
         messages.success(request, f"Your claim on {claim.researcher.display_name} is withdrawn.")

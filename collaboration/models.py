@@ -356,3 +356,32 @@ class CollaborationReport(models.Model):
 
     def __str__(self) -> str:
         return f"Report {self.pk} ({self.status})"
+
+
+class AccountExportStatus(models.TextChoices):
+    PENDING = "pending", "Being prepared"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class AccountExport(models.Model):
+    """A "download my data" export: everything bzpeer holds about `user`, as JSON, built by
+    collaboration.tasks.account_export_build after the request commits. Offered through a
+    signed link that expires (collaboration.services.export); a newer request replaces it."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_exports"
+    )
+    status = models.CharField(
+        max_length=10, choices=AccountExportStatus.choices, default=AccountExportStatus.PENDING
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The JSON document; kept in the database, never in public storage.
+    content = models.BinaryField(null=True, blank=True, editable=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-created_at"], name="account_export_user_idx")]
+
+    def __str__(self) -> str:
+        return f"Account export {self.pk} ({self.status})"

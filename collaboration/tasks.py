@@ -4,6 +4,9 @@
 - message_emails_send_due:  every minute (beat): claims the due "unread messages" emails and
                             queues one message_email_send per participant after the claim commits
 - message_email_send:       renders and sends one of those emails
+- account_exports_delete_expired: hourly (beat): deletes the exports whose link has expired
+- account_export_build:     builds one "download my data" export (queued after its request
+                            commits)
 
 Idempotent: the expiry is a conditional UPDATE, and each email is claimed by a conditional
 UPDATE before its task is queued, so overlapping sweeps never send one twice.
@@ -40,3 +43,15 @@ def message_emails_send_due() -> int:
 )
 def message_email_send(participant_id: int) -> bool:
     return services.message_email_send(participant_id=participant_id)
+
+
+# Reads every table about one user: seconds for the busiest account; ten minutes would mean a
+# database in trouble, and the export stays pending for a new request to replace.
+@shared_task(name="collaboration.tasks.account_export_build", time_limit=10 * 60)
+def account_export_build(export_id: int) -> bool:
+    return services.account_export_build(export_id=export_id)
+
+
+@shared_task(name="collaboration.tasks.account_exports_delete_expired", time_limit=5 * 60)
+def account_exports_delete_expired() -> int:
+    return services.account_exports_delete_expired()

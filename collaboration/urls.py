@@ -38,4 +38,10 @@ urlpatterns = [
     path("inbox/blocks/<slug:slug>/remove/", views.unblock, name="unblock"),
     path("account/collaboration/", views.collaboration_settings, name="settings"),
     path("account/delete/", views.account_delete, name="account-delete"),
+    path("account/export/", views.account_export, name="account-export"),
+    path(
+        "account/export/<str:token>/",
+        views.account_export_download,
+        name="account-export-download",
+    ),
 ]

@@ -11,6 +11,8 @@ request gets the message as a fragment in place of the form.
 
 from __future__ import annotations
 
+from allauth.account.decorators import reauthentication_required
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
@@ -18,7 +20,9 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from bzpeer.errors import ServiceError, service_error_as_message
@@ -373,6 +377,9 @@ def collaboration_settings(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+# The password (or a 2FA code) again, as well as the typed address; allauth replays the POST.
+# The page itself (GET, HEAD) is shown without it.
+@reauthentication_required(enabled=lambda request: request.method == "POST")
 def account_delete(request: HttpRequest) -> HttpResponse:
     form = AccountDeleteForm(
         request.POST if request.method == "POST" else None, account_email=request.user.email
@@ -390,3 +397,49 @@ def account_delete(request: HttpRequest) -> HttpResponse:
         {"form": form},
         status=400 if request.method == "POST" else 200,
     )
+
+
+@login_required
+@never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
+def account_export(request: HttpRequest) -> HttpResponse:
+    """'Download my data': POST asks for a new export (built by a task after commit); GET shows
+    the latest one, and its link while it works. Private: `Cache-Control: private, no-store`."""
+    if request.method == "POST":
+        with service_error_as_message(request):
+            services.account_export_request(user=request.user)
+            messages.success(
+                request, "Your data is being gathered. The link appears here in a moment."
+            )
+        return redirect("collaboration:account-export")
+    export = selectors.account_export_latest(request.user)
+    link = expires_at = None
+    if export is not None and export.status == "ready":
+        expires_at = services.account_export_expires_at(export)
+        if expires_at is not None and expires_at > timezone.now():
+            link = reverse(
+                "collaboration:account-export-download",
+                args=[services.account_export_link_token(export)],
+            )
+    return render(
+        request,
+        "collaboration/account_export.html",
+        {
+            "export": export,
+            "link": link,
+            "expires_at": expires_at,
+            "link_hours": settings.ACCOUNT_EXPORT_LINK_SECONDS // 3600,
+        },
+    )
+
+
+@login_required
+@never_cache
+@require_safe
+def account_export_download(request: HttpRequest, token: str) -> HttpResponse:
+    """The export as a JSON file, for its owner only while the link works; otherwise 404."""
+    export = services.account_export_for_download(user=request.user, token=token)
+    response = HttpResponse(bytes(export.content or b""), content_type="application/json")
+    day = (export.finished_at or timezone.now()).date().isoformat()
+    response["Content-Disposition"] = f'attachment; filename="bzpeer-my-data-{day}.json"'
+    return response

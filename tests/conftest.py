@@ -31,6 +31,16 @@ def fixtures_dir() -> Path:
 
 
 @pytest.fixture
+def admin_user(admin_user):
+    """pytest-django's superuser, with two-factor authentication on as the admin requires of
+    staff (bzpeer.middleware.StaffTwoFactorMiddleware)."""
+    from tests.support.people import two_factor_on
+
+    two_factor_on(admin_user)
+    return admin_user
+
+
+@pytest.fixture
 def run_import():
     """Run import_openalex --sync on paths; returns the ImportRun it created."""
     from django.core.management import call_command

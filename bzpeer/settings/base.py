@@ -108,6 +108,9 @@ INSTALLED_APPS = [
     "allauth.account",
     "allauth.socialaccount",
     "allauth.socialaccount.providers.orcid",
+    # Two-factor authentication (TOTP, recovery codes) and the list of one's signed-in sessions.
+    "allauth.mfa",
+    "allauth.usersessions",
     "bzpeer.users",
     "researchers",
     "publications",
@@ -127,6 +130,7 @@ MIDDLEWARE = [
     "bzpeer.metrics.MetricsMiddleware",
     # Outside the middleware that set cookies: such a response is never public.
     "bzpeer.http_caching.PrivateWhenSettingCookiesMiddleware",
+    "bzpeer.http_caching.AccountPagesNoStoreMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "bzpeer.security_headers.PermissionsPolicyMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -140,6 +144,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # Staff reach the admin only with two-factor authentication turned on.
+    "bzpeer.middleware.StaffTwoFactorMiddleware",
     # A social sign-in provider without keys (ORCID on the demo) is a 404 page, not a 500.
     "bzpeer.middleware.MissingSocialAppMiddleware",
     # A lock conflict the services' retries did not get past is a 503 with Retry-After.
@@ -202,8 +208,14 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 # allauth's defaults plus tighter sign-up and login limits (per IP) against claim spam.
+# Failed logins are counted per account and client address ("login_failed": the adapter's key is
+# the account and the address, bzpeer.http.AccountAdapter), so one address guessing a password
+# locks only itself out of that account, and per account alone with a higher ceiling
+# ("login_failed_account"), reached only by guessing from many addresses at once. The owner of
+# an account locked either way still signs in with a code sent to the verified address.
 ACCOUNT_RATE_LIMITS = {
     "login_failed": "10/m/ip,5/5m/key",
+    "login_failed_account": env.str("RATE_LIMIT_LOGIN_FAILED_ACCOUNT", default="30/15m/key"),
     "login": env.str("RATE_LIMIT_LOGIN", default="30/m/ip"),
     "signup": env.str("RATE_LIMIT_SIGNUP", default="5/m/ip,20/h/ip"),
 }
@@ -212,6 +224,19 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[bzpeer] "
 # so allauth's own ALLAUTH_TRUSTED_PROXY_COUNT is not used.
 ACCOUNT_ADAPTER = "bzpeer.http.AccountAdapter"
 ACCOUNT_LOGOUT_REDIRECT_URL = "/"
+# Sign-in by a code sent to the verified address: it counts no failed password, so it works
+# while the password sign-in is locked (its own limits: allauth's "request_login_code").
+ACCOUNT_LOGIN_BY_CODE_ENABLED = True
+# Changing the email address or the password asks for the password (or a 2FA code) again if the
+# last confirmation is older than ACCOUNT_REAUTHENTICATION_TIMEOUT (allauth's 300 s); so do
+# deleting the account, releasing a claim and turning 2FA off (their views).
+ACCOUNT_REAUTHENTICATION_REQUIRED = True
+# Two-factor authentication: optional for members, required of staff before the admin
+# (bzpeer.middleware.StaffTwoFactorMiddleware).
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+MFA_TOTP_ISSUER = "bzpeer"
+# "Download my data": how long the link to a finished export works.
+ACCOUNT_EXPORT_LINK_SECONDS = env.int("ACCOUNT_EXPORT_LINK_SECONDS", default=24 * 3600)
 LOGIN_REDIRECT_URL = "/account/"
 
 # ORCID sign-in and connected accounts (allauth's ORCID provider, public API, /authenticate).
@@ -434,6 +459,11 @@ CELERY_BEAT_SCHEDULE = {
     # Pending invitations past their 30 days are marked expired (they count as expired anyway).
     "collaboration-invitations-expire": {
         "task": "collaboration.tasks.invitations_expire",
+        "schedule": 60 * 60,
+    },
+    # "Download my data" files whose link has expired are deleted.
+    "collaboration-account-exports-delete-expired": {
+        "task": "collaboration.tasks.account_exports_delete_expired",
         "schedule": 60 * 60,
     },
     # "You have unread messages" emails that have come due (10 minutes unread, 1 per hour).

@@ -6,6 +6,7 @@
 - inbox:       the inbox's conversations and the header badge
 - invitations: invitations received and sent, one invitation
 - threads:     one conversation's messages; one message
+- export:      everything held about one user ("download my data"); their latest export
 
 Every lookup by a user-supplied id answers 404 for anyone who is not a party to it. The pages'
 selectors run a fixed number of queries whatever the counts.
@@ -21,6 +22,7 @@ from .access import (
     invite_refusal,
     verified_record_of,
 )
+from .export import account_data, account_export_latest
 from .inbox import (
     ConversationSummary,
     Inbox,
@@ -46,6 +48,8 @@ from .panel import (
 from .threads import ConversationThread, MessageView, conversation_for, message_for
 
 __all__ = [
+    "account_data",
+    "account_export_latest",
     "CLAIM_FIRST",
     "DELETED_NAME",
     "SUSPENDED",

@@ -10,6 +10,7 @@ One module per responsibility:
 - moderation:    reports of a message or invitation; staff's hide, suspend, restore, dismiss
 - flags:         five distinct people blocking or reporting a user flag them to staff
 - account:       collaboration settings; deleting one's account
+- export:        "download my data": the JSON export, its task and its expiring link
 - emails:        the "unread messages" emails (10 minutes unread, one per hour)
 - notify:        the notifications collaboration sends
 - badge:         forgetting the header badge's cached count when what it counts changes
@@ -33,6 +34,14 @@ from .conversations import (
     message_send,
 )
 from .emails import message_email_send, message_emails_send_due
+from .export import (
+    account_export_build,
+    account_export_expires_at,
+    account_export_for_download,
+    account_export_link_token,
+    account_export_request,
+    account_exports_delete_expired,
+)
 from .flags import user_flag_if_needed
 from .invitations import (
     invitation_accept,
@@ -54,6 +63,12 @@ __all__ = [
     "SUSPENDED",
     "UNAVAILABLE",
     "account_delete",
+    "account_export_build",
+    "account_export_expires_at",
+    "account_export_for_download",
+    "account_export_link_token",
+    "account_export_request",
+    "account_exports_delete_expired",
     "block_create",
     "block_delete",
     "collaboration_settings_update",

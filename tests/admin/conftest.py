@@ -4,13 +4,18 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
+from tests.support.people import two_factor_on
+
 
 @pytest.fixture
 def staff_user(django_user_model):
-    """bob: staff, but with no model permissions."""
-    return django_user_model.objects.create_user(
+    """bob: staff, but with no model permissions (two-factor authentication on, as the admin
+    requires)."""
+    user = django_user_model.objects.create_user(
         username="bob", email="bob@example.org", password="bob-password", is_staff=True
     )
+    two_factor_on(user)
+    return user
 
 
 @pytest.fixture

@@ -28,7 +28,11 @@ def signs_in(login: str, password: str) -> bool:
     response = client.post(
         reverse("account_login") + "?next=/admin/", {"login": login, "password": password}
     )
-    return response.status_code == 302 and client.get("/admin/").status_code == 200
+    if response.status_code != 302 or "_auth_user_id" not in client.session:
+        return False
+    # Staff without two-factor authentication are sent to set it up before the admin.
+    admin = client.get("/admin/")
+    return admin.status_code == 302 and admin["Location"] == reverse("mfa_activate_totp")
 
 
 def test_it_creates_a_superuser_who_can_sign_in_to_the_admin(django_user_model):

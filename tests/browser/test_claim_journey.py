@@ -17,6 +17,7 @@ from claims.models import Claim
 from researchers.models import Researcher
 from tests.browser.conftest import ARTIFACTS
 from tests.conftest import REPO_ROOT
+from tests.support.people import totp_code, two_factor_on
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,6 +51,8 @@ def staff(django_user_model):
         username="moderator", email="moderator@example.org", password="moderator-password"
     )
     EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
+    # Staff reach the admin only with two-factor authentication on (issue 28).
+    user.totp_secret = two_factor_on(user)
     return user
 
 
@@ -105,6 +108,8 @@ def test_sign_up_claim_approve_at_l4_and_edit_the_profile(
     admin.goto(f"{base}/admin/login/")
     admin.locator("input[name=login]").fill("moderator@example.org")
     admin.locator("input[name=password]").fill("moderator-password")
+    admin.get_by_role("button", name="Log in").click()
+    admin.locator("input[name=code]").fill(totp_code(staff.totp_secret))
     admin.get_by_role("button", name="Log in").click()
     admin.goto(f"{base}/admin/claims/pendingclaim/")
     expect(admin.get_by_text("Zhizhen Zhong").first).to_be_visible()

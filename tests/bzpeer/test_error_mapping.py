@@ -33,7 +33,7 @@ from claims.models import Claim, Report
 from claims.ratelimit import RateLimited as ClaimsRateLimited
 from claims.services import ClaimConflict, ClaimError
 from tests.factories import ResearcherFactory
-from tests.support.people import approved_claimant, client_for, submit
+from tests.support.people import approved_claimant, client_for, reauthenticated, submit
 
 
 def test_the_api_uses_the_service_error_handler():
@@ -146,7 +146,7 @@ def alices_record(alice):
 
 def test_the_claims_api_answers_a_refused_withdrawal_with_400(charlie):
     claim = submit(charlie, ResearcherFactory())
-    client = client_for(charlie)
+    client = reauthenticated(client_for(charlie))
     url = reverse("api:claim-withdraw", args=[claim.pk])
     assert client.post(url).status_code == 200
     again = client.post(url)

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from researchers.models import Follow
 from tests.factories import ResearcherFactory
-from tests.support.people import submit
+from tests.support.people import reauthenticated, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -72,7 +72,9 @@ def test_password_reset(client, alice):
 
 
 def test_adding_and_verifying_a_second_institutional_email(alice, alice_client):
-    alice_client.post(reverse("account_email"), {"action_add": "", "email": "alice@wonderland.edu"})
+    reauthenticated(alice_client).post(
+        reverse("account_email"), {"action_add": "", "email": "alice@wonderland.edu"}
+    )
     address = EmailAddress.objects.get(user=alice, email="alice@wonderland.edu")
     assert not address.verified
     confirm = link_in(mail.outbox[-1])
@@ -83,7 +85,7 @@ def test_adding_and_verifying_a_second_institutional_email(alice, alice_client):
 
 def test_changing_the_primary_email(alice, alice_client):
     EmailAddress.objects.create(user=alice, email="alice@wonderland.edu", verified=True)
-    alice_client.post(
+    reauthenticated(alice_client).post(
         reverse("account_email"), {"action_primary": "", "email": "alice@wonderland.edu"}
     )
     alice.refresh_from_db()

@@ -21,7 +21,7 @@ from claims.tasks import claim_checks_run
 from notifications.models import Notification
 from researchers.models import VerificationLevel
 from tests.factories import ResearcherFactory
-from tests.support.people import make_member, submit
+from tests.support.people import make_member, reauthenticated, submit
 
 from .conftest import record_at_institution
 from .orcid_fake import orcid_record, orcid_sign_in
@@ -36,7 +36,7 @@ def outcomes(claim: Claim) -> dict[str, str]:
 def test_automatic_approval_by_orcid(alice, alice_client, orcid_app, testdata_dir, commit):
     record = ResearcherFactory(display_name="Three releasecandidate1", orcid="0000-0002-7319-2192")
     orcid_sign_in(
-        alice_client,
+        reauthenticated(alice_client),
         orcid_record(testdata_dir, "orcid-model_record-full-3.0.json"),
         process="connect",
     )
@@ -72,7 +72,7 @@ def test_a_connected_orcid_of_someone_else_does_not_approve(
 ):
     record = ResearcherFactory(orcid="0000-0001-5109-3700")
     orcid_sign_in(
-        alice_client,
+        reauthenticated(alice_client),
         orcid_record(testdata_dir, "orcid-model_record-full-3.0.json"),
         process="connect",
     )

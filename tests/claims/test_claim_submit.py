@@ -9,7 +9,7 @@ from django.urls import reverse
 from claims import services
 from claims.models import Claim, ClaimStatus
 from tests.factories import ResearcherFactory
-from tests.support.people import approved_claimant, make_member, submit
+from tests.support.people import approved_claimant, make_member, reauthenticated, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -123,7 +123,7 @@ def test_the_database_refuses_an_approved_claim_below_l3(alice, record):
 
 def test_claims_can_be_withdrawn(alice, alice_client, record):
     claim = submit(alice, record)
-    response = alice_client.post(reverse("claims:claim-withdraw", args=[claim.pk]))
+    response = reauthenticated(alice_client).post(reverse("claims:claim-withdraw", args=[claim.pk]))
     assert response.status_code == 302
     claim.refresh_from_db()
     assert claim.status == ClaimStatus.WITHDRAWN

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from claims.models import Claim, ClaimStatus
-from tests.support.people import approved_claimant, submit
+from tests.support.people import approved_claimant, reauthenticated, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +51,7 @@ def test_the_list_holds_only_the_users_own_claims(alice, bob, alice_client, reco
 
 def test_withdraw_through_the_api(alice, alice_client, record):
     claim = submit(alice, record)
-    response = alice_client.post(reverse("api:claim-withdraw", args=[claim.pk]))
+    response = reauthenticated(alice_client).post(reverse("api:claim-withdraw", args=[claim.pk]))
     assert response.status_code == 200 and response.json()["status"] == "withdrawn"
     claim.refresh_from_db()
     assert claim.status == ClaimStatus.WITHDRAWN

@@ -14,6 +14,7 @@ from django.core import mail
 from django.test import Client
 
 from tests.conftest import REPO_ROOT
+from tests.support.people import reauthenticated
 
 from .orcid_fake import orcid_record, orcid_sign_in
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_user_connects_an_orcid_id_to_the_account(alice_client, alice, orcid_app, testdata_dir):
     record = orcid_record(testdata_dir, "orcid-model_record-full-3.0.json")
-    response = orcid_sign_in(alice_client, record, process="connect")
+    response = orcid_sign_in(reauthenticated(alice_client), record, process="connect")
     assert response.status_code == 302
     account = SocialAccount.objects.get(user=alice, provider="orcid")
     assert account.uid == "0000-0002-7319-2192"

@@ -10,7 +10,7 @@ from django.urls import reverse
 from claims import services
 from claims.models import ModerationEvent, SplitRequest, SplitRequestStatus
 from publications.models import Authorship
-from tests.support.people import approved_claimant, client_for, submit
+from tests.support.people import approved_claimant, client_for, reauthenticated, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -125,7 +125,7 @@ def test_what_a_claimant_wrote_goes_when_the_record_loses_them(
         if how == "revoked":
             services.claim_revoke(claim=claim, moderator=moderator, reason="Impersonation.")
         else:
-            alice_client.post(reverse("claims:claim-withdraw", args=[claim.pk]))
+            reauthenticated(alice_client).post(reverse("claims:claim-withdraw", args=[claim.pk]))
 
     record.refresh_from_db()
     assert record.claimed_by is None
@@ -153,6 +153,6 @@ def test_withdrawing_a_pending_claim_leaves_the_record_as_it_was(alice, alice_cl
     claim = submit(alice, record)
     claim.refresh_from_db()
     assert claim.status == "pending"
-    alice_client.post(reverse("claims:claim-withdraw", args=[claim.pk]))
+    reauthenticated(alice_client).post(reverse("claims:claim-withdraw", args=[claim.pk]))
     record.refresh_from_db()
     assert (record.tagline, record.open_to_collaborate) == ("Set before any claim", False)

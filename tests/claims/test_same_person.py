@@ -16,7 +16,7 @@ from publications.models import Authorship
 from researchers.models import Follow, Researcher
 from researchers.resolution import Decision, Outcome, RecordedDecision
 from tests.factories import AuthorshipFactory, ResearcherFactory, WorkFactory
-from tests.support.people import client_for
+from tests.support.people import client_for, two_factor_on
 
 pytestmark = pytest.mark.django_db
 
@@ -164,6 +164,7 @@ def test_only_moderators_reach_the_queue(pair, alice, bob, charlie) -> None:
     # alice: a member; bob: staff without the queue's permissions; charlie: signed out.
     bob.is_staff = True
     bob.save()
+    two_factor_on(bob)  # the admin requires it of staff
     assert client_for(alice).get(reverse(CHANGELIST)).status_code == 302
     assert client_for(bob).get(reverse(CHANGELIST)).status_code == 403
     assert Client().get(reverse(CHANGELIST)).status_code == 302

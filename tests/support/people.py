@@ -12,11 +12,22 @@ their rows, so no rule of a claim is skipped.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
+from allauth.account.internal.flows.login import (
+    _AUTHENTICATION_METHODS_USER_SESSION_KEY as AUTHENTICATION_METHODS_USER_SESSION_KEY,
+)
+from allauth.account.internal.flows.login import AUTHENTICATION_METHODS_SESSION_KEY
 from allauth.account.models import EmailAddress
+from allauth.mfa.totp.internal.auth import (
+    TOTP,
+    format_hotp_value,
+    generate_totp_secret,
+    hotp_value,
+)
 from django.contrib.auth.models import Permission
 from django.db import connection, transaction
 from django.test import Client
@@ -44,12 +55,41 @@ PEOPLE = {
 
 
 def make_member(email: str, *, verified: bool = True, display_name: str = "", **extra: Any) -> User:
-    """A signed-up user whose primary email address is `email` (verified unless told)."""
+    """A signed-up user whose primary email address is `email` (verified unless told). Staff
+    have two-factor authentication on, as the admin requires (bzpeer.middleware)."""
     user = UserFactory(
         email=email, username=email.split("@")[0], display_name=display_name, **extra
     )
     EmailAddress.objects.create(user=user, email=email, verified=verified, primary=True)
+    if user.is_staff:
+        two_factor_on(user)
     return user
+
+
+def two_factor_on(user: User) -> str:
+    """Turn on `user`'s TOTP authenticator through allauth; returns its secret (for codes)."""
+    secret = generate_totp_secret()
+    TOTP.activate(user, secret)
+    return secret
+
+
+def totp_code(secret: str) -> str:
+    """The current code of a TOTP authenticator whose secret is `secret`."""
+    counter = int(time.time()) // 30
+    return format_hotp_value(hotp_value(secret, counter))
+
+
+def reauthenticated(client: Client) -> Client:
+    """Record in `client`'s session that its user confirmed their password just now, as allauth's
+    reauthentication does: what cannot be undone then goes through without asking again."""
+    session = client.session
+    session[AUTHENTICATION_METHODS_SESSION_KEY] = [
+        {"method": "password", "at": time.time(), "reauthenticated": True}
+    ]
+    # Whose records they are (allauth ignores another user's), as record_authentication writes.
+    session[AUTHENTICATION_METHODS_USER_SESSION_KEY] = session["_auth_user_id"]
+    session.save()
+    return client
 
 
 def client_for(user: User) -> Client:

@@ -64,4 +64,5 @@ class Command(BaseCommand):
         action = "Created" if created else "Updated"
         self.stdout.write(
             f"{action} superuser: sign in at {ADMIN_URL} as {user.email} with password {password}"
+            " (the first visit asks you to set up two-factor authentication, required of staff)"
         )

@@ -11,7 +11,7 @@ from collaboration import services
 from collaboration.models import CollaborationSettings, Invitation, Message
 from researchers.models import Researcher
 from tests.collaboration.pages.conftest import invite
-from tests.support.people import client_for
+from tests.support.people import client_for, reauthenticated
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +67,7 @@ def test_the_deletion_page_explains_what_happens(alice_client):
 
 
 def test_a_wrong_email_deletes_nothing(alice, alice_client):
-    response = alice_client.post(DELETE, {"email": "someone@example.org"})
+    response = reauthenticated(alice_client).post(DELETE, {"email": "someone@example.org"})
 
     assert response.status_code == 400
     assert get_user_model().objects.filter(pk=alice.pk).exists()
@@ -80,7 +80,9 @@ def test_deleting_the_account_erases_messages_releases_the_claim_and_logs_out(
     services.message_send(author=bob, conversation_id=conversation.pk, body="Bob keeps this")
     pending = invite(alice, charlie)
 
-    response = alice_client.post(DELETE, {"email": "Alice@Example.org "}, follow=True)
+    response = reauthenticated(alice_client).post(
+        DELETE, {"email": "Alice@Example.org "}, follow=True
+    )
 
     assert response.redirect_chain[-1][0] == reverse("home")
     assert "Your account is deleted" in response.content.decode()
@@ -105,7 +107,7 @@ def test_the_deletion_page_requires_login_and_csrf(client, alice, alice_client):
 def test_an_account_without_email_confirms_with_the_box(newcomer):
     get_user_model().objects.filter(pk=newcomer.pk).update(email="")
     newcomer.refresh_from_db()
-    client = client_for(newcomer)
+    client = reauthenticated(client_for(newcomer))
 
     assert client.post(DELETE, {}).status_code == 400
     assert client.post(DELETE, {"confirm": "on"}).status_code == 302

@@ -446,6 +446,13 @@ class NoveltyGap(models.TextChoices):
     SMALL_BASELINE = "small_baseline", "too few works of its field and year to compare it with"
 
 
+def percentile_label(percentile: float | None) -> str:
+    """A percentile as the pages show it ("61%"), rounded half up; "" for none."""
+    if percentile is None:
+        return ""
+    return f"{int(percentile + 0.5)}%"
+
+
 class WorkNovelty(models.Model):
     """A work's novelty after Wang, Veugelers and Stephan (2017), as docs/novelty.md defines it
     (publications.services.novelty computes it): the pairs of journals its held references
@@ -489,6 +496,10 @@ class WorkNovelty(models.Model):
     def __str__(self) -> str:
         return f"novelty of work {self.work_id}: {self.percentile}"
 
+    @property
+    def percentile_label(self) -> str:
+        return percentile_label(self.percentile)
+
 
 class ResearcherNovelty(models.Model):
     """A researcher's Novelty: the median percentile of their works that have one
@@ -506,3 +517,7 @@ class ResearcherNovelty(models.Model):
 
     def __str__(self) -> str:
         return f"novelty of researcher {self.researcher_id}: {self.percentile}"
+
+    @property
+    def percentile_label(self) -> str:
+        return percentile_label(self.percentile)

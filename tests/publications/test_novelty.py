@@ -5,17 +5,13 @@ median. On a corpus built by hand, with every expected figure worked out in the 
 
 from __future__ import annotations
 
-import datetime
 import math
 
 import pytest
 
 from publications.models import (
-    Citation,
     NoveltyGap,
     ResearcherNovelty,
-    Source,
-    TopicLevel,
     Work,
     WorkNovelty,
 )
@@ -23,80 +19,14 @@ from publications.services import novelty
 from tests.factories import (
     AuthorshipFactory,
     ResearcherFactory,
-    SourceFactory,
     TopicFactory,
-    WorkFactory,
-    WorkTopicFactory,
 )
+
+from .novelty_corpus import compute, novelty_work
 
 pytestmark = pytest.mark.django_db
 
 SQRT6 = math.sqrt(6)
-
-
-def _work(year: int, *journals: Source, topic=None) -> Work:
-    """A work of `year` citing one new work in each journal given (a journal twice: two works)."""
-    work = WorkFactory(publication_date=datetime.date(year, 6, 1))
-    references = [WorkFactory(source=journal, publication_date=None) for journal in journals]
-    Citation.objects.bulk_create([Citation(citing=work, cited=cited) for cited in references])
-    if topic is not None:
-        WorkTopicFactory(work=work, topic=topic)
-    return work
-
-
-@pytest.fixture
-def corpus():
-    """Five journals A to E.
-
-    History (no topic needed, they are only the past):
-      P0 (2010) cites D, E        pair DE: old, but outside the 2017-2019 window
-      P1 (2018) cites A, B, C     pairs AB, AC, BC
-      P2 (2019) cites A, B, D     pairs AB, AD, BD
-      P3 (2019) cites C, E        pair CE
-    Co-citation counts in the window of 2020 (2017-2019), cc(x, y) = works citing both:
-      AB 2 (P1, P2), AC 1, BC 1, AD 1, BD 1, CE 1 (DE 0: P0 is before the window)
-    Profiles (vectors over the other journals):
-      A = (B 2, C 1, D 1)  |A| = sqrt 6       B = (A 2, C 1, D 1)  |B| = sqrt 6
-      C = (A 1, B 1, E 1)  |C| = sqrt 3       D = (A 1, B 1)       |D| = sqrt 2
-      E = (C 1)            |E| = 1
-    The works of 2020, all in the field "Computer science" (topic > subfield > field):
-      F1 cites A, B, C, D, E: 10 pairs; old: AB AC BC AD BD CE and DE (P0); new: AE, BE, CD
-         AE: A.E = 1 (through C), cos = 1/(sqrt6 * 1) -> distance 1 - 1/sqrt6 = 0.591752
-         BE: the same as AE                                        -> 0.591752
-         CD: C.D = 1 + 1 (A, B), cos = 2/(sqrt3 sqrt2) = 2/sqrt6   -> 1 - 2/sqrt6 = 0.183503
-         score = 3 - 4/sqrt6 = 1.367007
-      F2 cites A, A, B, C, D: 5 references, 4 journals, 6 pairs; new: CD (F1's, the same
-         year: not before) -> score = 1 - 2/sqrt6 = 0.183503
-      F3 cites A, A, B, B, C: 3 journals, pairs AB AC BC all old -> score 0
-      F4 cites A, B, E: 3 references, fewer than 5 -> no percentile (few references)
-    Percentiles (the share of the other works of the baseline scoring lower), baseline
-    {F1, F2, F3}: F3 0/2 = 0, F2 1/2 = 50, F1 2/2 = 100.
-    Works before 2020 citing two journals or more: P0, P1, P2, P3 = 4.
-    """
-    journals = {name: SourceFactory(name=f"Journal {name}") for name in "ABCDE"}
-    a, b, c, d, e = journals.values()
-    field = TopicFactory(name="Computer science", level=TopicLevel.FIELD)
-    subfield = TopicFactory(name="Artificial intelligence", level=TopicLevel.SUBFIELD, parent=field)
-    topic = TopicFactory(name="Neural networks", parent=subfield)
-    other_field = TopicFactory(name="Medicine", level=TopicLevel.FIELD)
-    works = {
-        "P0": _work(2010, d, e),
-        "P1": _work(2018, a, b, c),
-        "P2": _work(2019, a, b, d),
-        "P3": _work(2019, c, e),
-        "F1": _work(2020, a, b, c, d, e, topic=topic),
-        "F2": _work(2020, a, a, b, c, d, topic=topic),
-        "F3": _work(2020, a, a, b, b, c, topic=topic),
-        "F4": _work(2020, a, b, e, topic=topic),
-    }
-    # F2's second topic, weaker, is in another field: the primary topic decides.
-    WorkTopicFactory(work=works["F2"], topic=other_field, score=0.2)
-    return {"journals": journals, "works": works, "field": field}
-
-
-def _compute(**thresholds):
-    options = {"min_baseline": 3, "min_prior_works": 4, **thresholds}
-    return novelty.novelty_compute(**options)
 
 
 def _row(work: Work) -> WorkNovelty:
@@ -104,7 +34,7 @@ def _row(work: Work) -> WorkNovelty:
 
 
 def test_it_scores_the_new_pairs_by_their_distance(corpus):
-    _compute()
+    compute()
     works, journals = corpus["works"], corpus["journals"]
 
     f1 = _row(works["F1"])
@@ -127,7 +57,7 @@ def test_it_scores_the_new_pairs_by_their_distance(corpus):
 
 
 def test_it_ranks_each_work_in_its_field_and_year(corpus):
-    _compute()
+    compute()
     works = corpus["works"]
     for name, percentile in (("F1", 100), ("F2", 50), ("F3", 0)):
         row = _row(works[name])
@@ -137,7 +67,7 @@ def test_it_ranks_each_work_in_its_field_and_year(corpus):
 
 
 def test_a_work_with_too_few_references_gets_no_percentile(corpus):
-    _compute()
+    compute()
     f4 = _row(corpus["works"]["F4"])
     # Its pairs are still counted (AB old; AE, BE new), but 3 references are not enough.
     assert (f4.references_with_journal, f4.new_pairs) == (3, 2)
@@ -147,7 +77,7 @@ def test_a_work_with_too_few_references_gets_no_percentile(corpus):
 
 def test_a_baseline_too_small_gives_no_percentile(corpus):
     # Three works in the field and year: one short of a baseline of four.
-    _compute(min_baseline=4)
+    compute(min_baseline=4)
     row = _row(corpus["works"]["F1"])
     assert (row.percentile, row.gap, row.baseline_size) == (None, NoveltyGap.SMALL_BASELINE, 3)
     assert row.score == pytest.approx(3 - 4 / SQRT6)
@@ -162,12 +92,12 @@ def test_a_history_too_short_gives_no_percentile(corpus):
 
 def test_a_work_without_a_year_or_a_field_gets_no_percentile(corpus):
     a, b, c, d, e = corpus["journals"].values()
-    undated = _work(2020, a, b, c, d, e, topic=TopicFactory())
+    undated = novelty_work(2020, a, b, c, d, e, topic=TopicFactory())
     Work.objects.filter(pk=undated.pk).update(publication_date=None, publication_year=None)
-    no_topic = _work(2020, a, b, c, d, e)
+    no_topic = novelty_work(2020, a, b, c, d, e)
     # A topic with no field above it is its own field: a baseline of one.
-    lone = _work(2020, a, b, c, d, e, topic=TopicFactory(name="Somewhere"))
-    _compute()
+    lone = novelty_work(2020, a, b, c, d, e, topic=TopicFactory(name="Somewhere"))
+    compute()
     assert (_row(undated).gap, _row(undated).percentile) == (NoveltyGap.NO_YEAR, None)
     assert (_row(no_topic).gap, _row(no_topic).percentile) == (NoveltyGap.NO_FIELD, None)
     assert (_row(lone).gap, _row(lone).baseline_size) == (NoveltyGap.SMALL_BASELINE, 1)
@@ -187,7 +117,7 @@ def test_a_researcher_novelty_is_the_median_of_their_percentiles(corpus):
     AuthorshipFactory(work=works["F4"], researcher=thin)
     nothing = ResearcherFactory()
 
-    result = _compute()
+    result = compute()
 
     # 100, 50, 0 (F4 has none) -> 50; 100 and 50 -> 75; F4 alone -> no figure.
     assert ResearcherNovelty.objects.get(researcher=three).percentile == pytest.approx(50)
@@ -200,9 +130,9 @@ def test_a_researcher_novelty_is_the_median_of_their_percentiles(corpus):
 
 
 def test_a_second_run_replaces_the_figures(corpus):
-    _compute()
+    compute()
     first = dict(WorkNovelty.objects.values_list("work_id", "score"))
-    result = _compute()
+    result = compute()
     assert dict(WorkNovelty.objects.values_list("work_id", "score")) == first
     assert result.works == len(first) == 8
     assert result.works_with_percentile == 3

@@ -10,9 +10,10 @@ journals cited beside the same others are close, two never cited in the same com
 sum over its new pairs. Its percentile is the share of the other works of its field (OpenAlex's
 field above its primary topic) and year, with enough references, that score lower.
 
-The whole computation is set-based: a few statements over the citation table, then one group of
-statements per publication year (the co-citation profiles of the years before it), then the
-percentiles and the researchers' medians; the results replace the stored ones in the same
+The whole computation is set-based: a few statements over the citation table (each work's
+journals, then one pass over their pairs counted per year), then one group of statements per
+publication year (its works' new pairs and the co-citation profiles of the years before it),
+then the percentiles and the researchers' medians; the results replace the stored ones in the same
 transaction, so readers see the old figures or the new ones, never a mix.
 """
 
@@ -97,12 +98,19 @@ JOIN {_WORK} r ON r.id = c.cited_id
 WHERE r.source_id IS NOT NULL AND w.publication_year > 0
 """
 
-# Each pair of journals (a < b) with the first year a work cites both.
+# How many works of each year cite each pair of journals (a < b): the one pass over every
+# work's pairs; the history (first years) and the windows' co-citation counts are read from it.
+_YEAR_PAIRS_SQL = """
+CREATE TEMP TABLE novelty_year_pairs ON COMMIT DROP AS
+SELECT a.year, a.source_id AS a, b.source_id AS b, count(*)::float8 AS n
+FROM novelty_refs a JOIN novelty_refs b ON b.work_id = a.work_id AND b.source_id > a.source_id
+GROUP BY a.year, a.source_id, b.source_id
+"""
+
+# Each pair of journals with the first year a work cites both.
 _PAIR_FIRST_SQL = """
 CREATE TEMP TABLE novelty_pair_first ON COMMIT DROP AS
-SELECT a.source_id AS a, b.source_id AS b, min(a.year) AS first_year
-FROM novelty_refs a JOIN novelty_refs b ON b.work_id = a.work_id AND b.source_id > a.source_id
-GROUP BY a.source_id, b.source_id
+SELECT a, b, min(year) AS first_year FROM novelty_year_pairs GROUP BY a, b
 """
 
 _RESULTS_SQL = """
@@ -126,12 +134,14 @@ WHERE a.year = %(year)s AND f.first_year = %(year)s
 # cc(x, y) = the number of works of the window citing both x and y (x <> y).
 _COCITATION_SQL = """
 CREATE TEMP TABLE novelty_cc ON COMMIT DROP AS
-SELECT a.source_id AS x, b.source_id AS y, count(*)::float8 AS n
-FROM novelty_refs a
-JOIN novelty_refs b ON b.work_id = a.work_id AND b.source_id <> a.source_id
-WHERE a.year BETWEEN %(first)s AND %(last)s
-  AND a.source_id IN (SELECT a FROM novelty_new UNION SELECT b FROM novelty_new)
-GROUP BY a.source_id, b.source_id
+WITH journals AS (SELECT a AS j FROM novelty_new UNION SELECT b FROM novelty_new),
+window_pairs AS (
+  SELECT a, b, sum(n) AS n FROM novelty_year_pairs
+  WHERE year BETWEEN %(first)s AND %(last)s GROUP BY a, b
+)
+SELECT a AS x, b AS y, n FROM window_pairs WHERE a IN (SELECT j FROM journals)
+UNION ALL
+SELECT b AS x, a AS y, n FROM window_pairs WHERE b IN (SELECT j FROM journals)
 """
 
 # Distance of each distinct new pair, then each work's sum; a journal without a profile in the
@@ -227,7 +237,8 @@ FROM ranked
 """
 
 _DROP_SQL = """
-DROP TABLE IF EXISTS novelty_works, novelty_refs, novelty_pair_first, novelty_results,
+DROP TABLE IF EXISTS novelty_works, novelty_refs, novelty_year_pairs, novelty_pair_first,
+  novelty_results,
   novelty_new, novelty_cc, novelty_fields
 """
 
@@ -264,9 +275,12 @@ def novelty_compute(
         cursor.execute(_REFS_SQL)
         cursor.execute("CREATE INDEX ON novelty_refs (year)")
         cursor.execute("CREATE INDEX ON novelty_refs (work_id)")
+        cursor.execute("ANALYZE novelty_refs")
+        cursor.execute(_YEAR_PAIRS_SQL)
+        cursor.execute("CREATE INDEX ON novelty_year_pairs (year)")
         cursor.execute(_PAIR_FIRST_SQL)
         cursor.execute("CREATE INDEX ON novelty_pair_first (a, b)")
-        cursor.execute("ANALYZE novelty_refs")
+        cursor.execute("ANALYZE novelty_year_pairs")
         cursor.execute("ANALYZE novelty_pair_first")
         cursor.execute(_RESULTS_SQL)
         cursor.execute("SELECT DISTINCT year FROM novelty_refs ORDER BY year")

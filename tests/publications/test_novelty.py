@@ -5,10 +5,13 @@ median. On a corpus built by hand, with every expected figure worked out in the 
 
 from __future__ import annotations
 
+import io
 import math
 
 import pytest
+from django.core.management import call_command
 
+from publications import tasks
 from publications.models import (
     NoveltyGap,
     ResearcherNovelty,
@@ -136,3 +139,15 @@ def test_a_second_run_replaces_the_figures(corpus):
     assert dict(WorkNovelty.objects.values_list("work_id", "score")) == first
     assert result.works == len(first) == 8
     assert result.works_with_percentile == 3
+
+
+def test_the_command_and_the_task_run_the_computation(corpus):
+    out = io.StringIO()
+    call_command("compute_novelty", "--no-progress", stdout=out)
+    # With the default thresholds the corpus is too thin for a percentile (a history of 4).
+    assert "8 works (0 with a percentile), 0 researchers, 4 years" in out.getvalue()
+    assert WorkNovelty.objects.count() == 8
+    WorkNovelty.objects.all().delete()
+    assert tasks.novelty_compute.apply().get() == 8
+    # F1, F2, F3; F4 and the history's works have too few references first.
+    assert WorkNovelty.objects.filter(gap=NoveltyGap.THIN_HISTORY).count() == 3

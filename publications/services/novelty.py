@@ -119,15 +119,16 @@ CREATE TEMP TABLE novelty_results (
 ) ON COMMIT DROP
 """
 
-# The year's new pairs: a pair of a year-t work whose first year is t (no earlier work cites
-# both; the work itself makes the first year t at the latest).
+# The year's new pairs: the pairs first cited together in year t (no earlier work cites both;
+# a work of year t makes the first year t at the latest), then the works of t citing each: read
+# from the few new pairs, not from every pair of the year's works.
 _NEW_PAIRS_SQL = """
 CREATE TEMP TABLE novelty_new ON COMMIT DROP AS
-SELECT a.work_id, a.source_id AS a, b.source_id AS b
-FROM novelty_refs a
-JOIN novelty_refs b ON b.work_id = a.work_id AND b.source_id > a.source_id
-JOIN novelty_pair_first f ON f.a = a.source_id AND f.b = b.source_id
-WHERE a.year = %(year)s AND f.first_year = %(year)s
+SELECT a.work_id, f.a, f.b
+FROM novelty_pair_first f
+JOIN novelty_refs a ON a.source_id = f.a AND a.year = %(year)s
+JOIN novelty_refs b ON b.work_id = a.work_id AND b.source_id = f.b
+WHERE f.first_year = %(year)s
 """
 
 # Co-citation counts in the window, in both directions, for the journals of the new pairs:
@@ -273,13 +274,13 @@ def novelty_compute(
         cursor.execute(_DROP_SQL)
         cursor.execute(_WORKS_SQL)
         cursor.execute(_REFS_SQL)
-        cursor.execute("CREATE INDEX ON novelty_refs (year)")
+        cursor.execute("CREATE INDEX ON novelty_refs (source_id, year)")
         cursor.execute("CREATE INDEX ON novelty_refs (work_id)")
         cursor.execute("ANALYZE novelty_refs")
         cursor.execute(_YEAR_PAIRS_SQL)
         cursor.execute("CREATE INDEX ON novelty_year_pairs (year)")
         cursor.execute(_PAIR_FIRST_SQL)
-        cursor.execute("CREATE INDEX ON novelty_pair_first (a, b)")
+        cursor.execute("CREATE INDEX ON novelty_pair_first (first_year)")
         cursor.execute("ANALYZE novelty_year_pairs")
         cursor.execute("ANALYZE novelty_pair_first")
         cursor.execute(_RESULTS_SQL)

@@ -167,3 +167,12 @@ def test_the_profile_keeps_its_four_queries_with_a_novelty(
     with django_assert_num_queries(4):
         html = _get(reverse("researcher-profile", args=[author.slug]))
     assert "<strong>50%</strong>Novelty" in html
+
+
+def test_a_new_novelty_gives_the_work_page_a_new_etag(corpus):
+    url = _work_url(corpus["works"]["F1"], "work-detail")
+    before = Client().get(url)["ETag"]
+    compute()
+    after = Client().get(url)
+    assert after["ETag"] != before
+    assert "Novelty <strong>100%</strong>" in after.content.decode()

@@ -13,6 +13,7 @@ from .sitemaps import SITEMAPS
 publication_patterns = (
     [
         path("works/<int:pk>/", views.work_detail, name="work-detail"),
+        path("works/<int:pk>/novelty/", views.work_novelty, name="work-novelty"),
         path("topics/<int:pk>/", views.topic_detail, name="topic-detail"),
     ],
     "publications",
@@ -23,6 +24,7 @@ urlpatterns = [
     path("following/", views.following, name="following"),
     path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
     path("researchers/<slug:slug>/cv/", views.researcher_cv, name="researcher-cv"),
+    path("researchers/<slug:slug>/novelty/", views.researcher_novelty, name="researcher-novelty"),
     path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
     path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
     path("institutions/<int:pk>/follow/", views.institution_follow, name="institution-follow"),

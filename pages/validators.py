@@ -18,7 +18,15 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from bzpeer.db import fetchone_without_health_check
-from publications.models import Authorship, Citation, Topic, Work, WorkListedBy, WorkTopic
+from publications.models import (
+    Authorship,
+    Citation,
+    Topic,
+    Work,
+    WorkListedBy,
+    WorkNovelty,
+    WorkTopic,
+)
 from researchers import page_cache
 from researchers.models import Institution, Researcher
 
@@ -63,7 +71,9 @@ SELECT w.updated_at,
        -- changes the page. The listed works' own titles change rarely; the validator period
        -- (bzpeer.http_caching) bounds how long a page can show an old one.
        (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.citing_id = w.id),
-       (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.cited_id = w.id)
+       (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.cited_id = w.id),
+       -- Its novelty, rewritten by each run (publications.services.novelty).
+       (SELECT n.computed_at FROM {WorkNovelty._meta.db_table} n WHERE n.work_id = w.id)
 FROM {Work._meta.db_table} w WHERE w.id = %s
 """
 

@@ -30,13 +30,16 @@ from publications.selectors import (
     CountedWorks,
     WorkListing,
     researcher_citations,
+    researcher_novelty_explained,
     work_citation_summary,
     work_citing,
     work_facets_for_researcher,
+    work_novelty_explained,
     work_references,
     work_survivor_id,
     works_with_details,
 )
+from publications.services import novelty as novelty_service
 from researchers import page_cache
 from researchers import selectors as researcher_selectors
 from researchers import services as researcher_services
@@ -289,7 +292,9 @@ def following(request: HttpRequest) -> HttpResponse:
 @require_safe
 @public_page(validators.work_etag)
 def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    work = works_with_details(listed_without_slot=True).filter(pk=pk).first()
+    work = (
+        works_with_details(listed_without_slot=True).select_related("novelty").filter(pk=pk).first()
+    )
     if work is None:
         # A work found to be another one (the importer merged them) lives at the survivor's.
         survivor_id = work_survivor_id(pk)
@@ -307,6 +312,50 @@ def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "cited_by": _citation_list(request, "cites", work_citing, work.pk, citations.cited_by_held),
     }
     return render(request, "pages/work.html", context)
+
+
+@require_safe
+def work_novelty(request: HttpRequest, pk: int) -> HttpResponse:
+    """How the work's novelty is computed (docs/novelty.md): the measure, its new pairs of
+    journals with their distances, the baseline. Two queries."""
+    explained = work_novelty_explained(pk)
+    if explained is None:
+        survivor_id = work_survivor_id(pk)
+        if survivor_id is not None:
+            return redirect(
+                reverse("publications:work-novelty", args=[survivor_id]), permanent=True
+            )
+        return not_found(request, "work")
+    return render(request, "pages/work_novelty.html", _novelty_context(explained=explained))
+
+
+@require_safe
+def researcher_novelty(request: HttpRequest, slug: str) -> HttpResponse:
+    """How the researcher's Novelty is computed: the median of which works' percentiles, and
+    which works were left out and why. Three queries."""
+    researcher = researcher_selectors.researcher_by_slug(slug)
+    if researcher is None:
+        return not_found(request, "researcher")
+    if researcher.merged_into_id:
+        return redirect(
+            reverse("researcher-novelty", args=[researcher.merged_into.slug]),  # type: ignore[union-attr]
+            permanent=True,
+        )
+    explained = researcher_novelty_explained(researcher.pk)
+    context = _novelty_context(researcher=researcher, explained=explained)
+    return render(request, "pages/researcher_novelty.html", context)
+
+
+def _novelty_context(**context: Any) -> dict[str, Any]:
+    """The thresholds the explanations state, from the computation itself."""
+    return {
+        **context,
+        "min_references": novelty_service.MIN_REFERENCES,
+        "min_baseline": novelty_service.MIN_BASELINE,
+        "min_prior_works": novelty_service.MIN_PRIOR_WORKS,
+        "window_years": novelty_service.WINDOW_YEARS,
+        "pairs_kept": novelty_service.PAIRS_KEPT,
+    }
 
 
 def _citation_list(

@@ -444,3 +444,94 @@ class UnresolvedReference(models.Model):
 
     def __str__(self) -> str:
         return f"work {self.citing_id} cites {self.identifier}"
+
+
+class NoveltyGap(models.TextChoices):
+    """Why a work has no novelty percentile: the data is too thin to give one."""
+
+    NONE = "", "computed"
+    NO_YEAR = "no_year", "its year of publication is not known"
+    FEW_REFERENCES = "few_references", "too few of its references are held with their journal"
+    THIN_HISTORY = (
+        "thin_history",
+        "too few earlier works are held to tell a new pair of journals from an old one",
+    )
+    NO_FIELD = "no_field", "its field is not known"
+    SMALL_BASELINE = "small_baseline", "too few works of its field and year to compare it with"
+
+
+def percentile_label(percentile: float | None) -> str:
+    """A percentile as the pages show it ("61%"), rounded half up; "" for none."""
+    if percentile is None:
+        return ""
+    return f"{int(percentile + 0.5)}%"
+
+
+class WorkNovelty(models.Model):
+    """A work's novelty after Wang, Veugelers and Stephan (2017), as docs/novelty.md defines it
+    (publications.services.novelty computes it): the pairs of journals its held references
+    combine for the first time, each weighted by how far apart the two journals are, summed;
+    and that score's percentile among the works of its field and year. Derived data: rewritten
+    by every run; an absorbed work's row goes with it (cascade)."""
+
+    work = models.OneToOneField(
+        Work, primary_key=True, on_delete=models.CASCADE, related_name="novelty"
+    )
+    publication_year = models.PositiveSmallIntegerField(null=True)
+    # The OpenAlex field of the work's primary topic (or that topic, without a field above it).
+    field = models.ForeignKey(
+        Topic, null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
+    references_held = models.PositiveIntegerField(default=0)
+    # Held references whose work has a journal (Work.source): what the pairs are made of.
+    references_with_journal = models.PositiveIntegerField(default=0)
+    journals = models.PositiveIntegerField(default=0)
+    pairs = models.PositiveIntegerField(default=0)
+    new_pairs = models.PositiveIntegerField(default=0)
+    score = models.FloatField(default=0.0)
+    # The new pairs, farthest first, as [journal id, journal id, distance] (at most
+    # services.novelty.PAIRS_KEPT of them; new_pairs counts them all).
+    new_pair_list = models.JSONField(default=list)
+    # Works with references held published before the work's year: the history it is read against.
+    prior_works = models.PositiveIntegerField(default=0)
+    # Works of the same field and year with enough references (this one included).
+    baseline_size = models.PositiveIntegerField(default=0)
+    # Share of the other works of the baseline that score lower, 0 to 100; null when thin.
+    percentile = models.FloatField(null=True)
+    gap = models.CharField(max_length=20, choices=NoveltyGap.choices, blank=True, default="")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "work novelties"
+        indexes = [
+            models.Index(fields=["field", "publication_year"], name="work_novelty_baseline_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"novelty of work {self.work_id}: {self.percentile}"
+
+    @property
+    def percentile_label(self) -> str:
+        return percentile_label(self.percentile)
+
+
+class ResearcherNovelty(models.Model):
+    """A researcher's Novelty: the median percentile of their works that have one
+    (WorkNovelty.percentile not null), written with the works' run."""
+
+    researcher = models.OneToOneField(
+        "researchers.Researcher", primary_key=True, on_delete=models.CASCADE, related_name="novelty"
+    )
+    percentile = models.FloatField(null=True)
+    works_counted = models.PositiveIntegerField(default=0)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "researcher novelties"
+
+    def __str__(self) -> str:
+        return f"novelty of researcher {self.researcher_id}: {self.percentile}"
+
+    @property
+    def percentile_label(self) -> str:
+        return percentile_label(self.percentile)

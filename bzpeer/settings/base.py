@@ -493,6 +493,8 @@ CELERY_TASK_QUEUES = [Queue(name) for name in dict.fromkeys(CELERY_QUEUES_BY_WOR
 CELERY_TASK_ROUTES = {
     "ingest.tasks.*": {"queue": IMPORTS_QUEUE},
     "graph.tasks.*": {"queue": GRAPH_QUEUE},
+    # Related works and novelty (derived from the citation graph, as edges are from bylines).
+    "publications.tasks.*": {"queue": GRAPH_QUEUE},
     "notifications.tasks.notification_email_send": {"queue": MAIL_QUEUE},
     "notifications.tasks.notification_digest_send": {"queue": MAIL_QUEUE},
     "collaboration.tasks.message_email_send": {"queue": MAIL_QUEUE},
@@ -507,6 +509,13 @@ CELERY_BEAT_SCHEDULE["imports-follow-up-drain"] = {
 CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
     "task": "graph.tasks.coauthor_edges_drain",
     "schedule": 5 * 60,
+    "options": {"queue": GRAPH_QUEUE},
+}
+# Every work's novelty and every researcher's median, from scratch, once a week
+# (publications.services.novelty; docs/novelty.md): a percentile moves with its whole baseline.
+CELERY_BEAT_SCHEDULE["novelty-compute"] = {
+    "task": "publications.tasks.novelty_compute",
+    "schedule": crontab(hour=5, minute=0, day_of_week="sunday"),
     "options": {"queue": GRAPH_QUEUE},
 }
 

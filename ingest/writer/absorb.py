@@ -208,6 +208,12 @@ def work_references_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> No
         columns,
     )
     citations_move(cursor, pairs)
+    # Derived from the citations, recomputed by the next run: the absorbed works' rows go
+    # before the works do (a database constraint points at them).
+    cursor.execute(
+        "DELETE FROM publications_worknovelty WHERE work_id = ANY(%s)",
+        [[absorbed for absorbed, _ in pairs]],
+    )
     # What the apps below hang off a work follows it into its survivor.
     split_requests_follow_work_merge(cursor, pairs)
     invitation_anchors_follow_work_merge(cursor, pairs)

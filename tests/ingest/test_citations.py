@@ -10,6 +10,7 @@ import json
 import orjson
 import pytest
 from django.db import connection, transaction
+from django.utils import timezone
 
 from ingest import sources
 from ingest.models import ImportIssue, ImportRun
@@ -210,3 +211,19 @@ def test_the_sweep_links_a_reference_a_concurrent_batch_left_waiting():
     assert _pairs() == {(_w(20), _w(21))}
     assert not UnresolvedReference.objects.exists()
     assert citations_resolve_waiting() == 0
+
+
+def test_a_work_the_writer_absorbs_leaves_no_derived_row_behind():
+    """The writer deletes an absorbed work with SQL after work_references_move; its novelty
+    row (a database constraint points at the work) must be gone by then."""
+    from ingest.writer import work_references_move
+    from publications.models import WorkNovelty
+
+    _write(OPENALEX, [_work(30, 31), _work(31), _work(32, 30)])
+    absorbed, survivor = _id(30), _id(31)
+    WorkNovelty.objects.create(work_id=absorbed, publication_year=2020, computed_at=timezone.now())
+    with transaction.atomic(), connection.cursor() as cursor:
+        work_references_move(cursor, [(absorbed, survivor)])
+    assert not WorkNovelty.objects.filter(work_id=absorbed).exists()
+    # Its citation moved to the survivor (32 cited 30, now 31; 30 cited 31: itself, gone).
+    assert {(c, d) for c, d in _pairs() if _w(32) in (c, d)} == {(_w(32), _w(31))}

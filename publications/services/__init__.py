@@ -1,0 +1,1 @@
+"""Writes of the scholarly model that are not the import's: derived measures (issue 25)."""

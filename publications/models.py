@@ -430,3 +430,60 @@ class UnresolvedReference(models.Model):
 
     def __str__(self) -> str:
         return f"work {self.citing_id} cites {self.identifier}"
+
+
+# --- Related works (issue 25, item 4): publications.services.related_works computes them ------
+
+
+class RelatedWork(models.Model):
+    """One of a work's related works (at most RELATED_WORKS_PER_WORK, ranked 1 to 10), from
+    co-citation (both cited by the same works) and bibliographic coupling (both citing the same
+    works). Derived data: the full computation rewrites every work's rows, the drain those of
+    the works whose citations changed and of their neighbours
+    (publications.services.related_works says how, and how the score is defined)."""
+
+    pk = models.CompositePrimaryKey("work", "related")
+    # The primary key leads with work: a work page reads its ten rows from it.
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # related_work_related_idx: a work deleted (a merge) takes the rows naming it along.
+    related = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+", db_index=False)
+    cocitations = models.PositiveIntegerField()  # works citing both
+    shared_references = models.PositiveIntegerField()  # works both cite
+    score = models.FloatField()
+    rank = models.PositiveSmallIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["related"], name="related_work_related_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(work=models.F("related")), name="related_work_not_self"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"work {self.work_id}: {self.rank}. work {self.related_id}"
+
+
+class CitationDegree(models.Model):
+    """How many works held here cite this work and how many it cites: the norms of the related
+    works' score, kept for every work with a citation (the full computation counts them all,
+    the drain those of the works whose citations changed)."""
+
+    work = models.OneToOneField(Work, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    cited_by = models.PositiveIntegerField()
+    references = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"work {self.work_id}: cited by {self.cited_by}, {self.references} references"
+
+
+class PendingRelatedWorks(models.Model):
+    """The works whose citations changed in one transaction (an import batch, a merge, the
+    sweep of waiting references): one row each, so concurrent batches never wait on one
+    another; publications.services.related_works_drain takes the rows and recomputes."""
+
+    work_ids = ArrayField(models.BigIntegerField())
+    created_at = models.DateTimeField(db_default=Now())
+
+    def __str__(self) -> str:
+        return f"{len(self.work_ids)} works whose citations changed"

@@ -457,6 +457,8 @@ CELERY_TASK_QUEUES = [Queue(name) for name in dict.fromkeys(CELERY_QUEUES_BY_WOR
 CELERY_TASK_ROUTES = {
     "ingest.tasks.*": {"queue": IMPORTS_QUEUE},
     "graph.tasks.*": {"queue": GRAPH_QUEUE},
+    # Related works (derived from the citation graph, as edges are from bylines).
+    "publications.tasks.*": {"queue": GRAPH_QUEUE},
     "notifications.tasks.notification_email_send": {"queue": MAIL_QUEUE},
     "notifications.tasks.notification_digest_send": {"queue": MAIL_QUEUE},
     "collaboration.tasks.message_email_send": {"queue": MAIL_QUEUE},
@@ -471,6 +473,20 @@ CELERY_BEAT_SCHEDULE["imports-follow-up-drain"] = {
 CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
     "task": "graph.tasks.coauthor_edges_drain",
     "schedule": 5 * 60,
+    "options": {"queue": GRAPH_QUEUE},
+}
+
+# Related works of the works whose citations changed (import batches, merges) since the last
+# drain; and once a week all of them from scratch, which settles the drift the incremental
+# route allows (publications.services.related_works).
+CELERY_BEAT_SCHEDULE["related-works-drain"] = {
+    "task": "publications.tasks.related_works_drain",
+    "schedule": 5 * 60,
+    "options": {"queue": GRAPH_QUEUE},
+}
+CELERY_BEAT_SCHEDULE["related-works-compute-all"] = {
+    "task": "publications.tasks.related_works_compute_all",
+    "schedule": crontab(hour=4, minute=0, day_of_week="sunday"),
     "options": {"queue": GRAPH_QUEUE},
 }
 

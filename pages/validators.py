@@ -18,7 +18,15 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from bzpeer.db import fetchone_without_health_check
-from publications.models import Authorship, Citation, Topic, Work, WorkListedBy, WorkTopic
+from publications.models import (
+    Authorship,
+    Citation,
+    RelatedWork,
+    Topic,
+    Work,
+    WorkListedBy,
+    WorkTopic,
+)
 from researchers import page_cache
 from researchers.models import Institution, Researcher
 
@@ -63,7 +71,12 @@ SELECT w.updated_at,
        -- changes the page. The listed works' own titles change rarely; the validator period
        -- (bzpeer.http_caching) bounds how long a page can show an old one.
        (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.citing_id = w.id),
-       (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.cited_id = w.id)
+       (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.cited_id = w.id),
+       -- Its related works (ten rows of the primary key): the drain rewrites them when the
+       -- works around it are cited, without a citation of this work changing.
+       (SELECT array_agg(row(r.related_id, r.cocitations, r.shared_references)::text
+                         ORDER BY r.rank)
+        FROM {RelatedWork._meta.db_table} r WHERE r.work_id = w.id)
 FROM {Work._meta.db_table} w WHERE w.id = %s
 """
 

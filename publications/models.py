@@ -463,6 +463,22 @@ class RelatedWork(models.Model):
     def __str__(self) -> str:
         return f"work {self.work_id}: {self.rank}. work {self.related_id}"
 
+    @property
+    def reason(self) -> str:
+        """Why it is related, in words: "cited together by 14 works, shares 9 references"."""
+        return related_work_reason(
+            cocitations=self.cocitations, shared_references=self.shared_references
+        )
+
+
+def related_work_reason(*, cocitations: int, shared_references: int) -> str:
+    parts = []
+    if cocitations:
+        parts.append(f"cited together by {cocitations} work{'s' if cocitations != 1 else ''}")
+    if shared_references:
+        parts.append(f"shares {shared_references} reference{'s' if shared_references != 1 else ''}")
+    return ", ".join(parts)
+
 
 class CitationDegree(models.Model):
     """How many works held here cite this work and how many it cites: the norms of the related

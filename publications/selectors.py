@@ -12,7 +12,15 @@ from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 from bzpeer.db import read_connection
 from researchers.models import Researcher
 
-from .models import Authorship, Citation, MergedWork, Work, WorkListedBy, WorkTopic
+from .models import (
+    Authorship,
+    Citation,
+    MergedWork,
+    RelatedWork,
+    Work,
+    WorkListedBy,
+    WorkTopic,
+)
 
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 _ARXIV_PREFIX = re.compile(r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:)", re.IGNORECASE)
@@ -435,3 +443,30 @@ def work_references(work_id: int, *, sort: str = "citations") -> QuerySet[Work]:
 def work_citing(work_id: int, *, sort: str = "citations") -> QuerySet[Work]:
     """The works held here that cite `work_id`."""
     return _cited_works(Citation.objects.filter(cited_id=work_id).values("citing_id"), sort)
+
+
+# --- Related works (issue 25, item 4; publications.services.related_works computes them) -------
+
+
+def work_related(work_id: int) -> QuerySet[RelatedWork]:
+    """A work's related works in rank order (ten at most), each with its work: one query, read
+    from the primary key (work, related)."""
+    return (
+        RelatedWork.objects.filter(work_id=work_id)
+        .select_related("related")
+        .only(
+            "work_id",
+            "related_id",
+            "cocitations",
+            "shared_references",
+            "score",
+            "rank",
+            "related__id",
+            "related__title",
+            "related__publication_year",
+            "related__publication_date",
+            "related__doi",
+            "related__cited_by_count",
+        )
+        .order_by("rank")
+    )

@@ -237,10 +237,12 @@ def related_works_degrees_count() -> None:
     """Count every work's citations again (CitationDegree) and forget the pending works: the
     full computation that follows reads every citation committed before this."""
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RELATED_WORKS_LOCK_KEY])
+        # First: a citation committed after this statement leaves its pending row for the
+        # drain; one committed before is in the counts and the ranges, which read later.
         cursor.execute("DELETE FROM publications_pendingrelatedworks")
-        cursor.execute("TRUNCATE publications_citationdegree")
+        # DELETE, not TRUNCATE: no ACCESS EXCLUSIVE lock for the pages reading meanwhile.
+        cursor.execute("DELETE FROM publications_citationdegree")
         cursor.execute(_DEGREES_ALL_SQL)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE publications_citationdegree")

@@ -53,8 +53,11 @@ from bzpeer.queueing import task_enqueue_on_commit
 logger = logging.getLogger(__name__)
 
 RELATED_WORKS_PER_WORK = 10
-CITERS_CAP = 500
-REFERENCES_CAP = 200
+CITERS_CAP = 100
+REFERENCES_CAP = 100
+COUPLING_CITERS_CAP = 20
+# Enough for a range's candidate pairs to be aggregated and ranked in memory.
+WORK_MEM = "256MB"
 # Work ids per job of the full computation: 100 jobs for a million works.
 RANGE_SIZE = 10_000
 # Rows of pending works one drain transaction takes (each one writer batch's works).
@@ -70,8 +73,9 @@ DRAIN_TASK = "publications.tasks.related_works_drain"
 # score. `targets` is a table expression of work ids (a range, or the drain's works).
 _CANDIDATES_SQL = """
 WITH targets AS MATERIALIZED ({targets}),
-cocited AS (
-    SELECT t.id AS work_id, r.cited_id AS related_id, count(*) AS n
+links AS (
+    -- Co-citation: the works cited beside the target by each work citing it.
+    SELECT t.id AS work_id, r.cited_id AS related_id, 1 AS cocited, 0 AS coupled
     FROM targets t
     CROSS JOIN LATERAL (
         SELECT c.citing_id FROM publications_citation c WHERE c.cited_id = t.id
@@ -82,10 +86,9 @@ cocited AS (
         ORDER BY c.cited_id LIMIT %(references_cap)s
     ) r
     WHERE r.cited_id <> t.id
-    GROUP BY 1, 2
-),
-coupled AS (
-    SELECT t.id AS work_id, k.citing_id AS related_id, count(*) AS n
+    UNION ALL
+    -- Coupling: the other works citing each of the target's references.
+    SELECT t.id, k.citing_id, 0, 1
     FROM targets t
     CROSS JOIN LATERAL (
         SELECT c.cited_id FROM publications_citation c WHERE c.citing_id = t.id
@@ -93,20 +96,14 @@ coupled AS (
     ) r
     CROSS JOIN LATERAL (
         SELECT c.citing_id FROM publications_citation c WHERE c.cited_id = r.cited_id
-        ORDER BY c.citing_id DESC LIMIT %(citers_cap)s
+        ORDER BY c.citing_id DESC LIMIT %(coupling_citers_cap)s
     ) k
     WHERE k.citing_id <> t.id
-    GROUP BY 1, 2
 ),
 pairs AS (
-    SELECT work_id, related_id, sum(cocitations)::int AS cocitations,
-           sum(shared_references)::int AS shared_references
-    FROM (
-        SELECT work_id, related_id, n AS cocitations, 0 AS shared_references FROM cocited
-        UNION ALL
-        SELECT work_id, related_id, 0, n FROM coupled
-    ) p
-    GROUP BY 1, 2
+    SELECT work_id, related_id, sum(cocited)::int AS cocitations,
+           sum(coupled)::int AS shared_references
+    FROM links GROUP BY work_id, related_id
 )
 SELECT p.work_id, p.related_id, p.cocitations, p.shared_references,
        (p.cocitations + p.shared_references)
@@ -122,12 +119,12 @@ _RANK = (
     " ORDER BY score DESC, cocitations + shared_references DESC, related_id)"
 )
 
-# The ten best of each target's candidates, as its new list.
+# The ten best of each target's candidates (a query of them), as its new list.
 _WRITE_TOP_SQL = f"""
 INSERT INTO publications_relatedwork
     (work_id, related_id, cocitations, shared_references, score, rank)
 SELECT work_id, related_id, cocitations, shared_references, score, rank
-FROM (SELECT *, {_RANK} AS rank FROM related_candidates) ranked
+FROM (SELECT *, {_RANK} AS rank FROM ({{candidates}}) candidates) ranked
 WHERE rank <= {RELATED_WORKS_PER_WORK}
 ORDER BY work_id, rank
 """
@@ -204,12 +201,20 @@ _OFFER_WRITE_SQL = (
 )
 
 
+def _caps() -> dict[str, int]:
+    return {
+        "citers_cap": CITERS_CAP,
+        "references_cap": REFERENCES_CAP,
+        "coupling_citers_cap": COUPLING_CITERS_CAP,
+    }
+
+
 def _candidates_into_temp_table(cursor: Any, targets_sql: str, params: dict[str, Any]) -> None:
     cursor.execute("DROP TABLE IF EXISTS related_candidates")
     cursor.execute(
         "CREATE TEMP TABLE related_candidates ON COMMIT DROP AS "
         + _CANDIDATES_SQL.format(targets=targets_sql),
-        {"citers_cap": CITERS_CAP, "references_cap": REFERENCES_CAP, **params},
+        {**_caps(), **params},
     )
 
 
@@ -218,19 +223,29 @@ def related_works_compute_range(*, first_id: int, last_id: int) -> int:
     transaction. Precondition: the degrees are counted (related_works_degrees_count). Returns
     the number of rows written."""
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL jit = off")
+        _settings(cursor)
         cursor.execute("SELECT pg_advisory_xact_lock_shared(%s)", [RELATED_WORKS_LOCK_KEY])
-        _candidates_into_temp_table(
-            cursor,
-            "SELECT id FROM publications_work WHERE id BETWEEN %(first)s AND %(last)s",
-            {"first": first_id, "last": last_id},
-        )
         cursor.execute(
             "DELETE FROM publications_relatedwork WHERE work_id BETWEEN %s AND %s",
             [first_id, last_id],
         )
-        cursor.execute(_WRITE_TOP_SQL)
+        # Candidates, ranked and written in one statement: no table of them in between.
+        cursor.execute(
+            _WRITE_TOP_SQL.format(
+                candidates=_CANDIDATES_SQL.format(
+                    targets="SELECT id FROM publications_work"
+                    " WHERE id BETWEEN %(first)s AND %(last)s"
+                )
+            ),
+            {**_caps(), "first": first_id, "last": last_id},
+        )
         return cursor.rowcount
+
+
+def _settings(cursor: Any) -> None:
+    # JIT compiling would cost more than these index-driven statements take.
+    cursor.execute("SET LOCAL jit = off")
+    cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
 
 
 def related_works_degrees_count() -> None:
@@ -359,7 +374,7 @@ def related_works_refresh(*, work_ids: Collection[int]) -> int:
     if not ids:
         return 0
     with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL jit = off")
+        _settings(cursor)
         cursor.execute(_DEGREES_OF_SQL, {"ids": ids})
         _candidates_into_temp_table(
             cursor,
@@ -367,7 +382,7 @@ def related_works_refresh(*, work_ids: Collection[int]) -> int:
             {"ids": ids},
         )
         cursor.execute("DELETE FROM publications_relatedwork WHERE work_id = ANY(%s)", [ids])
-        cursor.execute(_WRITE_TOP_SQL)
+        cursor.execute(_WRITE_TOP_SQL.format(candidates="SELECT * FROM related_candidates"))
         for statement in _OFFER_WRITE_SQL:
             cursor.execute(statement, {"ids": ids} if "%(ids)s" in statement else None)
         cursor.execute("SELECT count(DISTINCT work_id) FROM related_offered")

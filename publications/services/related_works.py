@@ -16,11 +16,16 @@ to the larger raw count, then to the lower id. A work's list keeps the RELATED_W
 best pairs with a score above zero (at least one shared link).
 
 Bounded fan-out. A pair's counts are gathered through a work's citing works and references; a
-work cited 50,000 times would make one job of millions of rows. So a work's citing works are
-read up to CITERS_CAP (the most recent, by id) and its references up to REFERENCES_CAP, on both
-hops: a job's rows are at most CITERS_CAP x REFERENCES_CAP a work, however the data is skewed.
-For works under the caps (nearly all) the counts are exact; above them they are a sample of the
-most recent citations, and the norms stay the exact degrees.
+work cited 50,000 times would make one job of millions of rows. So on each hop the lists are
+read up to a cap: a work's citing works up to CITERS_CAP (the most recent, by id), its
+references up to REFERENCES_CAP, and, on coupling's second hop, the works citing one of its
+references up to COUPLING_CITERS_CAP (the most recent). A work's rows are then at most
+CITERS_CAP x REFERENCES_CAP + REFERENCES_CAP x COUPLING_CITERS_CAP, however the data is skewed.
+Below the caps the counts are exact; above them they count a sample of the most recent
+citations (so a reason may say fewer than all), and the norms stay the exact degrees. The
+coupling cap is the small one: a reference cited thousands of times is shared with thousands of
+works and says little about any one of them, and that hop made three quarters of the rows on
+the benchmark corpus (bench/related_bench.py).
 
 Two routes give the same rows (tests/publications/test_related_works.py):
 - the full computation (related_works_compute_all, the `compute_related_works` command): the

@@ -265,3 +265,18 @@ def test_the_api_lists_related_works_paged_with_counts_and_reasons(corpus):
 
 def test_a_drain_with_nothing_pending_does_nothing():
     assert related_works_drain() == 0
+
+
+def test_the_command_computes_every_list_and_forgets_what_it_covered(corpus):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    PendingRelatedWorks.objects.create(work_ids=[corpus["A"].pk])
+    output = StringIO()
+
+    call_command("compute_related_works", "--no-progress", "--range-size", "4", stdout=output)
+
+    assert "14 related works, 3 ranges" in output.getvalue()
+    assert RelatedWork.objects.count() == 14
+    assert not PendingRelatedWorks.objects.exists()

@@ -65,8 +65,10 @@ COUPLING_CITERS_CAP = 20
 WORK_MEM = "256MB"
 # Work ids per job of the full computation: 100 jobs for a million works.
 RANGE_SIZE = 10_000
-# Rows of pending works one drain transaction takes (each one writer batch's works).
-DRAIN_ROWS_PER_TRANSACTION = 1
+# Rows of pending works one drain transaction takes (each one writer batch's works): taken
+# together, the works that several batches cite (the same well-cited ones, mostly) are
+# recomputed once, not once a batch.
+DRAIN_ROWS_PER_TRANSACTION = 20
 # Held by the drain (exclusive) and by every job of the full computation (shared): the jobs
 # run beside each other, never beside a drain rewriting the same lists.
 RELATED_WORKS_LOCK_KEY = 7_250_425_004

@@ -169,24 +169,28 @@ ON CONFLICT (work_id) DO UPDATE SET cited_by = EXCLUDED.cited_by,
 # when it holds a pair with a changed work already (whose counts or score changed).
 _OFFER_SQL = f"""
 CREATE TEMP TABLE related_offered ON COMMIT DROP AS
-WITH offered AS (
+WITH offered AS MATERIALIZED (
     SELECT c.related_id AS work_id, c.work_id AS related_id, c.cocitations,
            c.shared_references, c.score
     FROM related_candidates c
-    WHERE NOT c.related_id = ANY(%(ids)s)
+    WHERE NOT EXISTS (SELECT 1 FROM related_changed x WHERE x.id = c.related_id)
+),
+best_offer AS (SELECT work_id, max(score) AS score FROM offered GROUP BY work_id),
+listed AS MATERIALIZED (
+    SELECT r.work_id, r.related_id, r.cocitations, r.shared_references, r.score, r.rank
+    FROM publications_relatedwork r JOIN best_offer b ON b.work_id = r.work_id
 ),
 affected AS (
-    SELECT DISTINCT o.work_id FROM offered o
-    WHERE o.score > coalesce((
-              SELECT r.score FROM publications_relatedwork r
-              WHERE r.work_id = o.work_id AND r.rank = {RELATED_WORKS_PER_WORK}), 0)
-       OR EXISTS (SELECT 1 FROM publications_relatedwork r
-                  WHERE r.work_id = o.work_id AND r.related_id = ANY(%(ids)s))
+    SELECT b.work_id FROM best_offer b
+    LEFT JOIN listed t ON t.work_id = b.work_id AND t.rank = {RELATED_WORKS_PER_WORK}
+    WHERE b.score > coalesce(t.score, 0)
+    UNION
+    SELECT l.work_id FROM listed l JOIN related_changed x ON x.id = l.related_id
 ),
 merged AS (
-    SELECT r.work_id, r.related_id, r.cocitations, r.shared_references, r.score
-    FROM publications_relatedwork r JOIN affected a ON a.work_id = r.work_id
-    WHERE NOT r.related_id = ANY(%(ids)s)
+    SELECT l.work_id, l.related_id, l.cocitations, l.shared_references, l.score
+    FROM listed l JOIN affected a ON a.work_id = l.work_id
+    WHERE NOT EXISTS (SELECT 1 FROM related_changed x WHERE x.id = l.related_id)
     UNION ALL
     SELECT o.* FROM offered o JOIN affected a ON a.work_id = o.work_id
 )
@@ -197,7 +201,13 @@ WHERE rank <= {RELATED_WORKS_PER_WORK}
 # A statement of its own each: a DELETE and an INSERT of the same keys in one statement's CTEs
 # would meet in the primary key.
 _OFFER_WRITE_SQL = (
-    "DROP TABLE IF EXISTS related_offered",
+    "DROP TABLE IF EXISTS related_offered, related_changed",
+    # The changed works as a keyed table: joined, not searched in an array row by row.
+    """CREATE TEMP TABLE related_changed ON COMMIT DROP AS
+    SELECT DISTINCT unnest(%(ids)s::int8[]) AS id""",
+    "ALTER TABLE related_changed ADD PRIMARY KEY (id)",
+    "ANALYZE related_changed",
+    "ANALYZE related_candidates",
     _OFFER_SQL,
     """DELETE FROM publications_relatedwork r
     WHERE r.work_id IN (SELECT DISTINCT work_id FROM related_offered)""",

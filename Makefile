@@ -71,6 +71,7 @@ bench: migrate
 	$(PY) -m bench.worker_import_bench --works $(BENCH_WORKS)
 	$(PY) -m bench.search_bench
 	$(PY) -m bench.graph_bench
+	$(PY) -m bench.related_bench --works $(BENCH_WORKS)
 	$(PY) -m bench.pages_bench
 	$(PY) -m bench.collaboration_bench --template bzpeer_bench --users 50000 \
 		--conversations 200000 --messages 2000000 --big-user-conversations 10000

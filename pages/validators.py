@@ -21,6 +21,7 @@ from bzpeer.db import fetchone_without_health_check
 from publications.models import (
     Authorship,
     Citation,
+    RelatedWork,
     Topic,
     Work,
     WorkListedBy,
@@ -73,7 +74,12 @@ SELECT w.updated_at,
        (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.citing_id = w.id),
        (SELECT count(*) FROM {Citation._meta.db_table} c WHERE c.cited_id = w.id),
        -- Its novelty, rewritten by each run (publications.services.novelty).
-       (SELECT n.computed_at FROM {WorkNovelty._meta.db_table} n WHERE n.work_id = w.id)
+       (SELECT n.computed_at FROM {WorkNovelty._meta.db_table} n WHERE n.work_id = w.id),
+       -- Its related works (ten rows of the primary key): the drain rewrites them when the
+       -- works around it are cited, without a citation of this work changing.
+       (SELECT array_agg(row(r.related_id, r.cocitations, r.shared_references)::text
+                         ORDER BY r.rank)
+        FROM {RelatedWork._meta.db_table} r WHERE r.work_id = w.id)
 FROM {Work._meta.db_table} w WHERE w.id = %s
 """
 

@@ -36,6 +36,7 @@ from publications.selectors import (
     work_facets_for_researcher,
     work_novelty_explained,
     work_references,
+    work_related,
     work_survivor_id,
     works_with_details,
 )
@@ -310,6 +311,8 @@ def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
             request, "refs", work_references, work.pk, citations.references_held
         ),
         "cited_by": _citation_list(request, "cites", work_citing, work.pk, citations.cited_by_held),
+        # Ten at most, with their works: one query.
+        "related": list(work_related(work.pk)),
     }
     return render(request, "pages/work.html", context)
 

@@ -33,13 +33,14 @@ from bzpeer.api import (
 from researchers.api import researcher_or_404
 from researchers.models import Researcher
 
-from .models import Authorship, FormerOpenAlexWorkId, Source, Work, WorkTopic
+from .models import Authorship, FormerOpenAlexWorkId, RelatedWork, Source, Work, WorkTopic
 from .selectors import (
     CITATION_SORTS,
     normalize_arxiv_id,
     normalize_doi,
     work_citing,
     work_references,
+    work_related,
     work_survivor_id,
     works_for_researcher,
     works_newest_first,
@@ -345,23 +346,13 @@ CITATION_LIST_RESPONSES = {
 }
 
 
-class _CitationListView(ListAPIView):
-    """A work's citation neighbours, paged; a merged-away work's id answers 301 to the
-    survivor's list, an unknown id 404, an unknown sort 400."""
+class _ListOfAWorkView(ListAPIView):
+    """A list hanging off one work, paged; a merged-away work's id answers 301 to the
+    survivor's list, an unknown id 404."""
 
-    serializer_class = CitedWorkOutputSerializer
     pagination_class = ApiPagination
     filter_backends: list = []
     url_name = ""
-
-    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
-        raise NotImplementedError
-
-    def get_queryset(self) -> QuerySet[Work]:
-        sort = self.request.query_params.get("sort", "citations")
-        if sort not in CITATION_SORTS:
-            raise ParseError(f"sort must be one of: {', '.join(CITATION_SORTS)}.")
-        return self.works(self.kwargs["pk"], sort=sort)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         work_id = kwargs["pk"]
@@ -377,6 +368,21 @@ class _CitationListView(ListAPIView):
                 permanent=True,
             )
         return super().list(request, *args, **kwargs)
+
+
+class _CitationListView(_ListOfAWorkView):
+    """A work's citation neighbours; an unknown sort is a 400."""
+
+    serializer_class = CitedWorkOutputSerializer
+
+    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
+        raise NotImplementedError
+
+    def get_queryset(self) -> QuerySet[Work]:
+        sort = self.request.query_params.get("sort", "citations")
+        if sort not in CITATION_SORTS:
+            raise ParseError(f"sort must be one of: {', '.join(CITATION_SORTS)}.")
+        return self.works(self.kwargs["pk"], sort=sort)
 
 
 @extend_schema_view(
@@ -408,3 +414,47 @@ class WorkCitationsView(_CitationListView):
 
     def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
         return work_citing(work_id, sort=sort)
+
+
+class RelatedWorkOutputSerializer(serializers.ModelSerializer):
+    """A related work: its rank, the work, the counts behind it and the reason in words."""
+
+    work = CitedWorkOutputSerializer(source="related")
+    reason = serializers.CharField(
+        help_text='In words: "cited together by 14 works, shares 9 references".'
+    )
+
+    class Meta:
+        model = RelatedWork
+        fields = ["rank", "work", "cocitations", "shared_references", "score", "reason"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "cocitations": {"help_text": "Works held here that cite both works."},
+            "shared_references": {"help_text": "Works held here that both works cite."},
+            "score": {
+                "help_text": "Salton's cosine of the two works' citation links (citing works "
+                "and references): shared links over the geometric mean of their numbers, "
+                "0 to 1."
+            },
+        }
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="A work's related works",
+        description="Up to ten works related to this one by co-citation (cited together by "
+        "the same works) and bibliographic coupling (citing the same works), best first, each "
+        "with the counts and the reason in words. Recomputed as citations arrive.",
+        parameters=CITATION_LIST_PARAMETERS[1:],
+        responses={
+            200: RelatedWorkOutputSerializer(many=True),
+            301: CITATION_LIST_RESPONSES[301],
+        },
+    )
+)
+class WorkRelatedView(_ListOfAWorkView):
+    url_name = "api:work-related"
+    serializer_class = RelatedWorkOutputSerializer
+
+    def get_queryset(self) -> QuerySet[RelatedWork]:
+        return work_related(self.kwargs["pk"])

@@ -10,6 +10,7 @@ from .api import (
     WorkDetailView,
     WorkListView,
     WorkReferencesView,
+    WorkRelatedView,
 )
 
 urlpatterns = [
@@ -18,4 +19,5 @@ urlpatterns = [
     path("works/<int:pk>/", WorkDetailView.as_view(), name="work-detail"),
     path("works/<int:pk>/references/", WorkReferencesView.as_view(), name="work-references"),
     path("works/<int:pk>/citations/", WorkCitationsView.as_view(), name="work-citations"),
+    path("works/<int:pk>/related/", WorkRelatedView.as_view(), name="work-related"),
 ]

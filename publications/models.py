@@ -535,3 +535,76 @@ class ResearcherNovelty(models.Model):
     @property
     def percentile_label(self) -> str:
         return percentile_label(self.percentile)
+
+
+# --- Related works (issue 25, item 4): publications.services.related_works computes them ------
+
+
+class RelatedWork(models.Model):
+    """One of a work's related works (at most RELATED_WORKS_PER_WORK, ranked 1 to 10), from
+    co-citation (both cited by the same works) and bibliographic coupling (both citing the same
+    works). Derived data: the full computation rewrites every work's rows, the drain those of
+    the works whose citations changed and of their neighbours
+    (publications.services.related_works says how, and how the score is defined)."""
+
+    pk = models.CompositePrimaryKey("work", "related")
+    # The primary key leads with work: a work page reads its ten rows from it.
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # related_work_related_idx: a work deleted (a merge) takes the rows naming it along.
+    related = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+", db_index=False)
+    cocitations = models.PositiveIntegerField()  # works citing both
+    shared_references = models.PositiveIntegerField()  # works both cite
+    score = models.FloatField()
+    rank = models.PositiveSmallIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["related"], name="related_work_related_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(work=models.F("related")), name="related_work_not_self"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"work {self.work_id}: {self.rank}. work {self.related_id}"
+
+    @property
+    def reason(self) -> str:
+        """Why it is related, in words: "cited together by 14 works, shares 9 references"."""
+        return related_work_reason(
+            cocitations=self.cocitations, shared_references=self.shared_references
+        )
+
+
+def related_work_reason(*, cocitations: int, shared_references: int) -> str:
+    parts = []
+    if cocitations:
+        parts.append(f"cited together by {cocitations} work{'s' if cocitations != 1 else ''}")
+    if shared_references:
+        parts.append(f"shares {shared_references} reference{'s' if shared_references != 1 else ''}")
+    return ", ".join(parts)
+
+
+class CitationDegree(models.Model):
+    """How many works held here cite this work and how many it cites: the norms of the related
+    works' score, kept for every work with a citation (the full computation counts them all,
+    the drain those of the works whose citations changed)."""
+
+    work = models.OneToOneField(Work, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    cited_by = models.PositiveIntegerField()
+    references = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"work {self.work_id}: cited by {self.cited_by}, {self.references} references"
+
+
+class PendingRelatedWorks(models.Model):
+    """The works whose citations changed in one transaction (an import batch, a merge, the
+    sweep of waiting references): one row each, so concurrent batches never wait on one
+    another; publications.services.related_works_drain takes the rows and recomputes."""
+
+    work_ids = ArrayField(models.BigIntegerField())
+    created_at = models.DateTimeField(db_default=Now())
+
+    def __str__(self) -> str:
+        return f"{len(self.work_ids)} works whose citations changed"

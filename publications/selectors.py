@@ -17,6 +17,7 @@ from .models import (
     Citation,
     MergedWork,
     NoveltyGap,
+    RelatedWork,
     ResearcherNovelty,
     Source,
     Work,
@@ -606,3 +607,30 @@ def researcher_novelty_explained(researcher_id: int) -> ResearcherNoveltyExplain
             gaps[row.gap] = gaps.get(row.gap, 0) + 1
     left_out = [(str(NoveltyGap(gap).label), count) for gap, count in gaps.items()]
     return ResearcherNoveltyExplained(novelty=novelty, counted=counted, left_out=left_out)
+
+
+# --- Related works (issue 25, item 4; publications.services.related_works computes them) -------
+
+
+def work_related(work_id: int) -> QuerySet[RelatedWork]:
+    """A work's related works in rank order (ten at most), each with its work: one query, read
+    from the primary key (work, related)."""
+    return (
+        RelatedWork.objects.filter(work_id=work_id)
+        .select_related("related")
+        .only(
+            "work_id",
+            "related_id",
+            "cocitations",
+            "shared_references",
+            "score",
+            "rank",
+            "related__id",
+            "related__title",
+            "related__publication_year",
+            "related__publication_date",
+            "related__doi",
+            "related__cited_by_count",
+        )
+        .order_by("rank")
+    )

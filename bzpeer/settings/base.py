@@ -519,6 +519,20 @@ CELERY_BEAT_SCHEDULE["novelty-compute"] = {
     "options": {"queue": GRAPH_QUEUE},
 }
 
+# Related works of the works whose citations changed (import batches, merges) since the last
+# drain; and once a week all of them from scratch, which settles the drift the incremental
+# route allows (publications.services.related_works).
+CELERY_BEAT_SCHEDULE["related-works-drain"] = {
+    "task": "publications.tasks.related_works_drain",
+    "schedule": 5 * 60,
+    "options": {"queue": GRAPH_QUEUE},
+}
+CELERY_BEAT_SCHEDULE["related-works-compute-all"] = {
+    "task": "publications.tasks.related_works_compute_all",
+    "schedule": crontab(hour=4, minute=0, day_of_week="sunday"),
+    "options": {"queue": GRAPH_QUEUE},
+}
+
 # Every line names its request or Celery task (bzpeer.request_context); LOG_FORMAT=json writes
 # one JSON object per line for a log collector.
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")

@@ -13,10 +13,12 @@ from datetime import timedelta
 
 from django.db import connection, transaction
 
+from publications.services import related_works_mark_pending_sql
+
 # Longer than any batch's transaction takes; the sweep runs far more often than this.
 WAITING_WINDOW = timedelta(hours=6)
 
-_RESOLVE_WAITING = """
+_RESOLVE_WAITING = f"""
 WITH recent AS (
     SELECT citing_id, identifier, split_part(identifier, ':', 1) AS scheme,
            substr(identifier, strpos(identifier, ':') + 1) AS value
@@ -38,11 +40,21 @@ matched AS (
     DELETE FROM publications_unresolvedreference u USING found f
     WHERE u.citing_id = f.citing_id AND u.identifier = f.identifier
     RETURNING f.citing_id, f.cited_id
-)
-INSERT INTO publications_citation (citing_id, cited_id)
-SELECT DISTINCT citing_id, cited_id FROM matched WHERE citing_id <> cited_id
-ORDER BY citing_id, cited_id
-ON CONFLICT DO NOTHING
+),
+inserted AS (
+    INSERT INTO publications_citation (citing_id, cited_id)
+    SELECT DISTINCT citing_id, cited_id FROM matched WHERE citing_id <> cited_id
+    ORDER BY citing_id, cited_id
+    ON CONFLICT DO NOTHING
+    RETURNING citing_id, cited_id
+),
+-- Both ends wait for their related works (publications.services.related_works_drain).
+pending AS ({
+    related_works_mark_pending_sql(
+        "SELECT citing_id FROM inserted UNION SELECT cited_id FROM inserted"
+    )
+})
+SELECT count(*) FROM inserted
 """
 
 
@@ -50,4 +62,4 @@ def citations_resolve_waiting(*, window: timedelta = WAITING_WINDOW) -> int:
     """Turn the recent references whose work is held now into citations. Returns how many."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(_RESOLVE_WAITING, {"window": window.total_seconds()})
-        return cursor.rowcount
+        return cursor.fetchone()[0]

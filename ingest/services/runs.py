@@ -12,10 +12,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from bzpeer.queueing import task_enqueue_on_commit
 from ingest import sources
 from ingest.models import ImportChunk, ImportRun
 from ingest.openalex import snapshot
 from ingest.records import OPENALEX
+from publications.services import DRAIN_TASK as RELATED_WORKS_DRAIN_TASK
 
 from ..record_kinds import KINDS, WRITE_ORDER
 from .merged_ids import openalex_merges_apply_for_run
@@ -102,6 +104,9 @@ def import_run_finish_if_complete(*, run_id: int) -> bool:
         # Exactly once per run (the update above): OpenAlex's merged ids, now that the
         # survivors are in (issue 15, item 8).
         openalex_merges_apply_for_run(run_id=run_id)
+        # The related works of the works whose citations the run changed (beat drains them
+        # too; this is so they follow the run at once).
+        task_enqueue_on_commit(RELATED_WORKS_DRAIN_TASK)
     return bool(finished)
 
 

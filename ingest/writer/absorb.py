@@ -208,12 +208,17 @@ def work_references_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> No
         columns,
     )
     citations_move(cursor, pairs)
-    # Derived from the citations, recomputed by the next run: the absorbed works' rows go
-    # before the works do (a database constraint points at them).
-    cursor.execute(
+    # Derived from the citations, recomputed by their runs (citations_move queued the
+    # survivors' related works): the absorbed works' rows go before the works do, as database
+    # constraints point at them.
+    absorbed_ids = [[absorbed for absorbed, _ in pairs]]
+    for statement in (
         "DELETE FROM publications_worknovelty WHERE work_id = ANY(%s)",
-        [[absorbed for absorbed, _ in pairs]],
-    )
+        "DELETE FROM publications_citationdegree WHERE work_id = ANY(%s)",
+        "DELETE FROM publications_relatedwork WHERE work_id = ANY(%s)",
+        "DELETE FROM publications_relatedwork WHERE related_id = ANY(%s)",
+    ):
+        cursor.execute(statement, absorbed_ids)
     # What the apps below hang off a work follows it into its survivor.
     split_requests_follow_work_merge(cursor, pairs)
     invitation_anchors_follow_work_merge(cursor, pairs)

@@ -18,8 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from publications.services import related_works_mark_pending_sql
+
 from ..records import WorkRecord
 from .staging import Cursor
+
+# Both ends of every citation a statement inserted wait for their related works to be
+# recomputed (publications.services.related_works_drain): one row of PendingRelatedWorks per
+# statement, in the batch's transaction, which no other batch waits on.
+_MARK_INSERTED_PENDING = related_works_mark_pending_sql(
+    "SELECT citing_id FROM inserted UNION SELECT cited_id FROM inserted"
+)
 
 # An identifier as stored: scheme and value, e.g. 'openalex:W123'.
 _IDENTIFIERS_OF_WORKS = """
@@ -36,7 +45,8 @@ FROM publications_formeropenalexworkid WHERE work_id = ANY(%(ids)s)
 # One statement for a batch's references: resolved once (a CTE used twice is materialised),
 # then written as citations or as waiting references. Arrays rather than a staging table: no
 # temporary table to create per batch.
-_WRITE_REFERENCES = """
+_WRITE_REFERENCES = (
+    """
 WITH resolved AS MATERIALIZED (
     SELECT s.citing_id, s.scheme || ':' || s.value AS identifier,
            coalesce(wo.id, fo.work_id, wd.id) AS cited_id
@@ -46,18 +56,23 @@ WITH resolved AS MATERIALIZED (
            ON s.scheme = 'openalex' AND wo.id IS NULL AND fo.openalex_id = s.value
     LEFT JOIN publications_work wd ON s.scheme = 'doi' AND wd.doi = s.value
 ),
-linked AS (
+inserted AS (
     INSERT INTO publications_citation (citing_id, cited_id)
     SELECT DISTINCT citing_id, cited_id FROM resolved
     WHERE cited_id IS NOT NULL AND cited_id <> citing_id
     ORDER BY citing_id, cited_id
     ON CONFLICT DO NOTHING
+    RETURNING citing_id, cited_id
+),
+waiting AS (
+    INSERT INTO publications_unresolvedreference (citing_id, identifier)
+    SELECT DISTINCT citing_id, identifier FROM resolved WHERE cited_id IS NULL
+    ORDER BY citing_id, identifier
+    ON CONFLICT DO NOTHING
 )
-INSERT INTO publications_unresolvedreference (citing_id, identifier)
-SELECT DISTINCT citing_id, identifier FROM resolved WHERE cited_id IS NULL
-ORDER BY citing_id, identifier
-ON CONFLICT DO NOTHING
 """
+    + _MARK_INSERTED_PENDING
+)
 
 
 def write_citations(
@@ -92,15 +107,21 @@ def citations_resolve_arrived(cursor: Cursor, work_ids: Collection[int]) -> int:
             DELETE FROM publications_unresolvedreference u USING arrived a
             WHERE u.identifier = a.identifier
             RETURNING u.citing_id, a.work_id AS cited_id
-        )
-        INSERT INTO publications_citation (citing_id, cited_id)
-        SELECT DISTINCT citing_id, cited_id FROM matched WHERE citing_id <> cited_id
-        ORDER BY citing_id, cited_id
-        ON CONFLICT DO NOTHING
+        ),
+        inserted AS (
+            INSERT INTO publications_citation (citing_id, cited_id)
+            SELECT DISTINCT citing_id, cited_id FROM matched WHERE citing_id <> cited_id
+            ORDER BY citing_id, cited_id
+            ON CONFLICT DO NOTHING
+            RETURNING citing_id, cited_id
+        ),
+        pending AS ({_MARK_INSERTED_PENDING})
+        SELECT count(*) FROM inserted
         """,
         {"ids": list(work_ids)},
     )
-    return cursor.rowcount
+    (inserted,) = cursor.fetchone() or (0,)
+    return int(inserted)
 
 
 def _pairs(alias: str) -> str:
@@ -114,6 +135,21 @@ def citations_move(cursor: Cursor, pairs: Sequence[tuple[int, int]]) -> None:
     if not pairs:
         return
     columns = [[absorbed for absorbed, _ in pairs], [survivor for _, survivor in pairs]]
+    # The survivors and every work an absorbed work cited or was cited by: their citations
+    # change here, so their related works are recomputed (the absorbed works' own rows go with
+    # them).
+    cursor.execute(
+        related_works_mark_pending_sql(
+            f"""
+            SELECT k.survivor_id FROM {_pairs("k")}
+            UNION SELECT c.cited_id FROM publications_citation c JOIN {_pairs("k")}
+                  ON c.citing_id = k.absorbed_id
+            UNION SELECT c.citing_id FROM publications_citation c JOIN {_pairs("k")}
+                  ON c.cited_id = k.absorbed_id
+            """
+        ),
+        columns * 3,
+    )
     # The absorbed works' citations, found through the two indexes (citing, then cited).
     cursor.execute(
         f"""

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     median), written whole by publications.services.novelty."""
 
     dependencies = [
-        ("publications", "0016_work_sort_date"),
+        ("publications", "0017_related_works"),
         ("researchers", "0015_researcher_stated_figures"),
     ]
 

@@ -10,9 +10,11 @@ from django.urls import reverse
 
 from ingest.models import ImportChunk, ImportIssue, ImportRun
 from publications.models import (
+    CitationDegree,
     FormerOpenAlexWorkId,
     MergedWork,
     NameOnlyAuthor,
+    PendingRelatedWorks,
     ResearcherNovelty,
     Work,
     WorkListedBy,
@@ -56,15 +58,17 @@ def test_every_model_of_researchers_and_publications_and_every_import_record_is_
     # (PendingFollowUp) is the pipeline's own bookkeeping and has no admin.
     # Models keyed by a composite primary key (the citation graph: Citation, UnresolvedReference)
     # cannot have an admin (Django 5.2's admin needs a single-column key); they are read on
-    # the work page and through the API. Novelty (WorkNovelty, ResearcherNovelty) is derived
-    # data, rewritten whole by each run, shown on the pages that explain it: no admin.
+    # the work page and through the API. Novelty (WorkNovelty, ResearcherNovelty) and the
+    # related works' bookkeeping (the citation degrees and the queue of works whose citations
+    # changed) are derived data, rewritten by their runs, shown on the pages that use them: no
+    # admin.
     expected = {
         *(
             model
             for app in ("researchers", "publications")
             for model in apps.get_app_config(app).get_models()
             if not isinstance(model._meta.pk, CompositePrimaryKey)
-            and model not in (WorkNovelty, ResearcherNovelty)
+            and model not in (WorkNovelty, ResearcherNovelty, CitationDegree, PendingRelatedWorks)
         ),
         ImportRun,
         ImportChunk,

@@ -217,13 +217,23 @@ def test_a_work_the_writer_absorbs_leaves_no_derived_row_behind():
     """The writer deletes an absorbed work with SQL after work_references_move; its novelty
     row (a database constraint points at the work) must be gone by then."""
     from ingest.writer import work_references_move
-    from publications.models import WorkNovelty
+    from publications.models import CitationDegree, RelatedWork, WorkNovelty
 
     _write(OPENALEX, [_work(30, 31), _work(31), _work(32, 30)])
-    absorbed, survivor = _id(30), _id(31)
+    absorbed, survivor, other = _id(30), _id(31), _id(32)
     WorkNovelty.objects.create(work_id=absorbed, publication_year=2020, computed_at=timezone.now())
+    CitationDegree.objects.create(work_id=absorbed, cited_by=1, references=1)
+    RelatedWork.objects.create(
+        work_id=absorbed, related_id=other, cocitations=0, shared_references=1, score=1, rank=1
+    )
+    RelatedWork.objects.create(
+        work_id=other, related_id=absorbed, cocitations=0, shared_references=1, score=1, rank=1
+    )
     with transaction.atomic(), connection.cursor() as cursor:
         work_references_move(cursor, [(absorbed, survivor)])
     assert not WorkNovelty.objects.filter(work_id=absorbed).exists()
+    assert not CitationDegree.objects.filter(work_id=absorbed).exists()
+    assert not RelatedWork.objects.filter(work_id=absorbed).exists()
+    assert not RelatedWork.objects.filter(related_id=absorbed).exists()
     # Its citation moved to the survivor (32 cited 30, now 31; 30 cited 31: itself, gone).
     assert {(c, d) for c, d in _pairs() if _w(32) in (c, d)} == {(_w(32), _w(31))}

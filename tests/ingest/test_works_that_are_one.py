@@ -269,6 +269,11 @@ def test_every_foreign_key_to_a_work_is_moved_by_the_merge():
         # Derived from the citations and rewritten whole by each novelty run: an absorbed
         # work's row goes with it (cascade), the survivor's is recomputed by the next run.
         "publications_worknovelty",
+        # Derived from the citations: an absorbed work's rows go with it, and its survivor and
+        # neighbours are queued for their related works by citations_move
+        # (tests/publications/test_related_works.py).
+        "publications_relatedwork",
+        "publications_citationdegree",
     }
     # The citation tables point at works without a database constraint (publications.models:
     # Citation); the merge moves them too (writer/citations.py: citations_move), as

@@ -37,6 +37,8 @@ def _production_router() -> Celery:
         ("ingest.tasks.import_query", "imports"),
         ("ingest.tasks.import_runs_resume_stalled", "imports"),
         ("graph.tasks.coauthor_edges_drain", "graph"),
+        ("publications.tasks.related_works_compute_range", "graph"),
+        ("publications.tasks.related_works_drain", "graph"),
         ("notifications.tasks.notification_email_send", "mail"),
         ("notifications.tasks.notification_digest_send", "mail"),
         ("collaboration.tasks.message_email_send", "mail"),

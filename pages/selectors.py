@@ -23,6 +23,7 @@ from publications.models import (
     WorkTopic,
     percentile_label,
 )
+from publications.selectors import researcher_citations_from, researcher_citations_sql
 from researchers.cv_display import cv_headings
 from researchers.models import CVEntry, Institution, Researcher
 from researchers.selectors import CV_ORDER_SQL, CV_ROW_COLUMNS, researchers_public
@@ -88,7 +89,8 @@ SELECT r.id, r.slug, r.display_name, r.tagline, r.alternate_names, r.orcid, r.op
        n.percentile AS novelty_percentile,
        stated.institution_id AS stated_institution_id, stated.name AS stated_institution_name,
        stated.source AS stated_institution_source,
-       {_CV_JSON_SQL} AS cv_json
+       {_CV_JSON_SQL} AS cv_json,
+       {researcher_citations_sql("r.id")} AS citations_json
 FROM researchers_researcher r
 LEFT JOIN researchers_institution i ON i.id = r.last_known_institution_id
 -- Without an OpenAlex institution: the current position another source states (ORCID's CV).
@@ -129,6 +131,8 @@ def researcher_for_profile(slug: str) -> Researcher | None:
         if stated_id is not None
         else None
     )
+    # Who cites the record (issue 25, item 3), read in the same statement.
+    researcher.citations = researcher_citations_from(researcher.citations_json)  # type: ignore[attr-defined]
     researcher.cv = cv_headings(researcher.cv_json or ())  # type: ignore[attr-defined]  # from _PROFILE_SQL
     # "61%", or "" when the data is too thin (publications.services.novelty).
     researcher.novelty_label = percentile_label(researcher.novelty_percentile)  # type: ignore[attr-defined]  # from _PROFILE_SQL

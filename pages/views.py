@@ -29,7 +29,6 @@ from publications.selectors import (
     CITATIONS_PER_PAGE,
     CountedWorks,
     WorkListing,
-    researcher_citations,
     researcher_novelty_explained,
     work_citation_summary,
     work_citing,
@@ -137,8 +136,10 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
         # they do, the page shows this one count everywhere and says the others are updating.
         "works_total": facets.works_total,
         "metrics_updating": facets.works_total != researcher.works_count,
-        "citations": (citations := researcher_citations(researcher.pk)),
-        "citation_years": _citation_years(citations.by_year, researcher.citations_by_year),
+        "citations": researcher.citations,
+        "citation_years": _citation_years(
+            researcher.citations.by_year, researcher.citations_by_year
+        ),
         **works_page_context(request, listing, form=form, base_url=base_url),
     }
     if request.htmx and request.htmx.target == "works":

@@ -469,8 +469,18 @@ class ResearcherCitations:
 
 CITING_RESEARCHERS_SHOWN = 5
 
-_RESEARCHER_CITATIONS_SQL = f"""
-WITH mine AS ({_researcher_work_ids_sql("id")}),
+
+def researcher_citations_sql(researcher_id: str) -> str:
+    """A scalar subquery: who cites the researcher whose id `researcher_id` (an SQL expression:
+    "r.id" inside the profile's statement, a parameter here) names, as one JSON object
+    {"citing": [[slug, name, citations], ...], "by_year": {year: citations}, "total": n}."""
+    mine = (
+        f"SELECT work_id FROM {Authorship._meta.db_table} WHERE researcher_id = {researcher_id}"
+        f" UNION ALL SELECT work_id FROM {WorkListedBy._meta.db_table}"
+        f" WHERE researcher_id = {researcher_id} AND position IS NULL"
+    )
+    return f"""(
+WITH mine AS ({mine}),
 cites AS (
     SELECT DISTINCT c.citing_id, c.cited_id FROM {Citation._meta.db_table} c
     WHERE c.cited_id IN (SELECT work_id FROM mine)
@@ -478,37 +488,44 @@ cites AS (
 citing_people AS (
     SELECT a.researcher_id, count(*) AS citations
     FROM cites x JOIN {Authorship._meta.db_table} a ON a.work_id = x.citing_id
-    WHERE a.researcher_id IS NOT NULL AND a.researcher_id <> %(id)s
+    WHERE a.researcher_id IS NOT NULL AND a.researcher_id <> {researcher_id}
       AND x.citing_id NOT IN (SELECT work_id FROM mine)
     GROUP BY a.researcher_id
     ORDER BY citations DESC, a.researcher_id
     LIMIT {CITING_RESEARCHERS_SHOWN}
 )
-SELECT
-    (SELECT coalesce(json_agg(json_build_array(r.slug, r.display_name, p.citations)
-                              ORDER BY p.citations DESC, r.id), '[]')
-     FROM citing_people p JOIN {Researcher._meta.db_table} r ON r.id = p.researcher_id),
+SELECT json_build_object(
+    'citing',
+    (SELECT coalesce(json_agg(json_build_array(p.slug, p.display_name, p.citations)
+                              ORDER BY p.citations DESC, p.id), '[]')
+     FROM (SELECT r.id, r.slug, r.display_name, c.citations
+           FROM citing_people c JOIN {Researcher._meta.db_table} r ON r.id = c.researcher_id) p),
+    'by_year',
     (SELECT coalesce(json_object_agg(year, citations), '{{}}')
      FROM (SELECT w.publication_year AS year, count(*) AS citations
            FROM cites x JOIN {Work._meta.db_table} w ON w.id = x.citing_id
            WHERE w.publication_year IS NOT NULL GROUP BY 1) t),
-    (SELECT count(*) FROM cites)
-"""
+    'total', (SELECT count(*) FROM cites)
+))"""
+
+
+def researcher_citations_from(value: Any) -> ResearcherCitations:
+    """What researcher_citations_sql gave (Django's connection reads json as text)."""
+    data = json.loads(value) if isinstance(value, str) else value
+    return ResearcherCitations(
+        citing=[CitingResearcher(slug, name, count) for slug, name, count in data["citing"]],
+        by_year={int(year): count for year, count in data["by_year"].items()},
+        total=data["total"],
+    )
 
 
 def researcher_citations(researcher_id: int) -> ResearcherCitations:
-    """One statement, whatever the number of works and citations."""
+    """One statement, whatever the number of works and citations (the profile reads the same
+    subquery inside its record's statement: pages.selectors)."""
     with read_connection().cursor() as cursor:
-        cursor.execute(_RESEARCHER_CITATIONS_SQL, {"id": researcher_id})
-        citing, by_year, total = cursor.fetchone()
-    # Django's connection reads json as text, like jsonb (work_citation_summary).
-    citing = json.loads(citing) if isinstance(citing, str) else citing
-    by_year = json.loads(by_year) if isinstance(by_year, str) else by_year
-    return ResearcherCitations(
-        citing=[CitingResearcher(slug, name, count) for slug, name, count in citing],
-        by_year={int(year): count for year, count in by_year.items()},
-        total=total,
-    )
+        cursor.execute(f"SELECT {researcher_citations_sql('%(id)s')}", {"id": researcher_id})
+        (value,) = cursor.fetchone()
+    return researcher_citations_from(value)
 
 
 @dataclass(frozen=True, slots=True)

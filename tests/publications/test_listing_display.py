@@ -123,10 +123,10 @@ def profile_with_works(db):
 def test_the_profile_shows_dates_bylines_institutions_and_tags_in_fixed_queries(
     client, profile_with_works, django_assert_num_queries, settings
 ):
-    # The record, the filter choices, one page of works, the claim panel's counts, and who
-    # cites the record (issue 25, item 3).
+    # The record (with who cites it), the filter choices, one page of works, the claim
+    # panel's counts.
     settings.PROFILE_PAGE_CACHE_SECONDS = 0
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         response = client.get(reverse("researcher-profile", args=["ada-lovelace"]))
     html = response.content.decode()
 

@@ -164,9 +164,7 @@ def test_the_profile_keeps_its_four_queries_with_a_novelty(
 ):
     settings.PROFILE_PAGE_CACHE_SECONDS = 0
     compute()
-    # The record with its novelty, its works, their facets, and who cites it (issue 25,
-    # item 3): the novelty adds none.
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         html = _get(reverse("researcher-profile", args=[author.slug]))
     assert "<strong>50%</strong>Novelty" in html
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -374,9 +375,8 @@ class _CitationListView(_ListOfAWorkView):
     """A work's citation neighbours; an unknown sort is a 400."""
 
     serializer_class = CitedWorkOutputSerializer
-
-    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
-        raise NotImplementedError
+    # The selector of the list: work_references or work_citing.
+    works: Callable[..., QuerySet[Work]] = staticmethod(work_references)
 
     def get_queryset(self) -> QuerySet[Work]:
         sort = self.request.query_params.get("sort", "citations")
@@ -396,9 +396,7 @@ class _CitationListView(_ListOfAWorkView):
 )
 class WorkReferencesView(_CitationListView):
     url_name = "api:work-references"
-
-    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
-        return work_references(work_id, sort=sort)
+    works = staticmethod(work_references)
 
 
 @extend_schema_view(
@@ -411,9 +409,7 @@ class WorkReferencesView(_CitationListView):
 )
 class WorkCitationsView(_CitationListView):
     url_name = "api:work-citations"
-
-    def works(self, work_id: int, *, sort: str) -> QuerySet[Work]:
-        return work_citing(work_id, sort=sort)
+    works = staticmethod(work_citing)
 
 
 class RelatedWorkOutputSerializer(serializers.ModelSerializer):

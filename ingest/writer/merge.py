@@ -26,6 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from publications.selectors import CITED_BY_COUNT_SOURCES
+
 from ..records import ARXIV, BIBTEX, CROSSREF, OPENALEX, ORCID, WorkRecord
 from .identity import arxiv_id_of_doi, is_publisher_doi, normalize_arxiv_id, title_key
 
@@ -36,8 +38,9 @@ PRECEDENCE: dict[str, tuple[str, ...]] = {
     "date": _PUBLISHED_FIRST,
     "venue": _PUBLISHED_FIRST,
     "abstract": (ARXIV, CROSSREF, OPENALEX, BIBTEX, ORCID),
-    "cited_by_count": (OPENALEX, CROSSREF, ORCID, BIBTEX, ARXIV),
-    "counts_by_year": (OPENALEX, CROSSREF, ORCID, BIBTEX, ARXIV),
+    # The work page names the source its count comes from by the same order.
+    "cited_by_count": CITED_BY_COUNT_SOURCES,
+    "counts_by_year": CITED_BY_COUNT_SOURCES,
     "language": (OPENALEX, CROSSREF, ARXIV, ORCID, BIBTEX),
     "open_access_url": (OPENALEX, ARXIV, CROSSREF, ORCID, BIBTEX),
     "code_url": (OPENALEX, ARXIV, CROSSREF, ORCID, BIBTEX),

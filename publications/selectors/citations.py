@@ -28,8 +28,8 @@ CITATION_SORTS = {
     "citations": (F("cited_by_count").desc(), F("id").desc()),
     "year": (F("sort_date").desc(nulls_last=True), F("id").desc()),
 }
-# The source whose citation count a work shows: the first that has the work (ingest's merge
-# precedence for cited_by_count, ingest.writer.merge.PRECEDENCE).
+# The source whose citation count a work shows: the first of these that has the work. The
+# importer's merge takes the count in this order (ingest.writer.merge.PRECEDENCE uses it).
 CITED_BY_COUNT_SOURCES = ("openalex", "crossref", "orcid", "bibtex", "arxiv")
 SOURCE_NAMES = {
     "openalex": "OpenAlex",

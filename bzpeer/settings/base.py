@@ -119,6 +119,7 @@ INSTALLED_APPS = [
     "claims",
     "collaboration",
     "feed",
+    "discovery",
     "search",
     "pages",
     "ingest",

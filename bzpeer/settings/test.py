@@ -36,8 +36,10 @@ CACHES = {
     }
 }
 CELERY_BROKER_URL = REDIS_URL
+# The test database's name is in the queue too, so two checkouts' runs on one machine (each with
+# its own TEST_DATABASE_NAME) never take each other's tasks.
 CELERY_TASK_DEFAULT_QUEUE = (
-    CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or f"bzpeer-test{TEST_WORKER_SUFFIX}"
+    CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT or f"bzpeer-{TEST_DATABASE_NAME}{TEST_WORKER_SUFFIX}"
 )
 GRAPH_QUEUE = env.str("CELERY_GRAPH_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-graph")
 # A test's worker consumes the one queue the test names (tests/ingest'

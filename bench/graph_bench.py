@@ -244,10 +244,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Take the works out of the graph (as if their bylines were replaced by empty ones),
         # then put them back as new works: the drain applies their bylines.
         with connection.cursor() as cursor:
-            cursor.execute(record_sql, {"sign": -1, "ids": openalex_ids})
+            cursor.execute(record_sql, {"sign": -1, "ids": openalex_ids, "work_ids": []})
         removal, removed = apply_all()
         with connection.cursor() as cursor:
-            cursor.execute(record_sql, {"sign": 1, "ids": openalex_ids})
+            cursor.execute(record_sql, {"sign": 1, "ids": openalex_ids, "work_ids": []})
         addition, added = apply_all()
         incremental.append(
             {

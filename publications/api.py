@@ -15,6 +15,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_field,
     extend_schema_view,
 )
 from rest_framework import serializers
@@ -34,7 +35,16 @@ from bzpeer.api import (
 from researchers.api import researcher_or_404
 from researchers.models import Researcher
 
-from .models import Authorship, FormerOpenAlexWorkId, RelatedWork, Source, Work, WorkTopic
+from .models import (
+    Authorship,
+    FormerOpenAlexWorkId,
+    NoveltyGap,
+    RelatedWork,
+    Source,
+    Work,
+    WorkNovelty,
+    WorkTopic,
+)
 from .selectors import (
     CITATION_SORTS,
     normalize_arxiv_id,
@@ -158,11 +168,43 @@ class AuthorOutputSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class WorkNoveltyOutputSerializer(serializers.ModelSerializer):
+    """A work's novelty (docs/novelty.md): the percentile within its field and year, or null with
+    the reason the data is too thin (`gap`)."""
+
+    gap_reason = serializers.SerializerMethodField()
+    how_computed = serializers.SerializerMethodField()
+
+    class Meta:
+        model = WorkNovelty
+        fields = [
+            "percentile",
+            "score",
+            "new_pairs",
+            "pairs",
+            "references_held",
+            "baseline_size",
+            "gap",
+            "gap_reason",
+            "how_computed",
+            "computed_at",
+        ]
+        read_only_fields = fields
+
+    def get_gap_reason(self, novelty: WorkNovelty) -> str:
+        return NoveltyGap(novelty.gap).label if novelty.gap else ""
+
+    def get_how_computed(self, novelty: WorkNovelty) -> str:
+        return reverse("publications:work-novelty", kwargs={"pk": novelty.work_id})
+
+
 class WorkOutputSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:work-detail")
     venue = VenueOutputSerializer(source="source", allow_null=True, read_only=True)
     topics = WorkTopicOutputSerializer(source="work_topics", many=True, read_only=True)
     authors = AuthorOutputSerializer(source="authorships", many=True, read_only=True)
+    # Null until the novelty run has reached the work.
+    novelty = serializers.SerializerMethodField()
 
     class Meta:
         model = Work
@@ -181,8 +223,17 @@ class WorkOutputSerializer(serializers.ModelSerializer):
             "cited_by_count",
             "topics",
             "authors",
+            "novelty",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(WorkNoveltyOutputSerializer(allow_null=True))
+    def get_novelty(self, work: Work) -> dict[str, Any] | None:
+        try:
+            novelty = work.novelty
+        except WorkNovelty.DoesNotExist:
+            return None
+        return WorkNoveltyOutputSerializer(novelty).data
 
 
 @extend_schema_view(

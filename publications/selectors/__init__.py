@@ -71,7 +71,8 @@ def works_with_details(*, listed_without_slot: bool = False) -> QuerySet[Work]:
         )
     )
     work_topics = WorkTopic.objects.select_related("topic").order_by("-score", "topic__name")
-    works = Work.objects.select_related("source").prefetch_related(
+    # The novelty row (none until the novelty run reaches the work) is joined, not fetched.
+    works = Work.objects.select_related("source", "novelty").prefetch_related(
         Prefetch("authorships", queryset=authorships),
         Prefetch("work_topics", queryset=work_topics),
     )

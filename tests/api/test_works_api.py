@@ -73,6 +73,7 @@ def test_it_shows_every_documented_work_field(client):
         "cited_by_count": 1200,
         "topics": [],
         "authors": [],
+        "novelty": None,
     }
 
 

@@ -16,6 +16,7 @@ The pipeline is set-based: a handful of SQL statements aggregate per (work | res
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -157,7 +158,7 @@ class Corpus:
     embedding_model: str
 
 
-def _rows(sql: str, params: list[object] | None = None) -> list[tuple]:
+def _rows(sql: str, params: list[Any] | None = None) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params or [])
         return cursor.fetchall()
@@ -247,10 +248,10 @@ def _authors_record(
         return
     byline_work = np.fromiter((index_of[int(w)] for w in byline_work_ids), np.int64)
     byline_year = years[byline_work]
-    author_rows = _columns(_rows(_AUTHOR_WORKS_SQL), 3)
-    cite_rows = _columns(_rows(_AUTHOR_CITES_SQL), 3)
-    prior_works = totals_before(*author_rows, byline_researchers, byline_year)
-    prior_cites = totals_before(*cite_rows, byline_researchers, byline_year)
+    works_by, works_year, works_count = _columns(_rows(_AUTHOR_WORKS_SQL), 3)
+    cites_by, cites_year, cites_count = _columns(_rows(_AUTHOR_CITES_SQL), 3)
+    prior_works = totals_before(works_by, works_year, works_count, byline_researchers, byline_year)
+    prior_cites = totals_before(cites_by, cites_year, cites_count, byline_researchers, byline_year)
     count = base.shape[0]
     authors = np.bincount(byline_work, minlength=count).astype(np.float64)
     has_authors = authors > 0
@@ -360,8 +361,9 @@ def first_three_years_citations(corpus: Corpus) -> FloatArray:
     """Citations counted in the work's year and the two after it (effective years)."""
     offset = corpus.cite_year - corpus.years[corpus.cite_work]
     inside = (offset >= 0) & (offset <= 2)
-    return np.bincount(
+    counted = np.bincount(
         corpus.cite_work[inside],
         weights=corpus.cite_count[inside].astype(np.float64),
         minlength=corpus.work_ids.size,
     )
+    return counted.astype(np.float64)

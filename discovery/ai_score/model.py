@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import lightgbm as lgb
 import numpy as np
-from scipy.stats import spearmanr
+from scipy.stats import spearmanr  # type: ignore[import-untyped]
 
 from .features import BASE_FEATURES, FEATURE_NAMES, TEXT_FEATURES, FloatArray, IntArray
 
@@ -45,12 +45,17 @@ class BackTest:
     backtest_size: int
     spearman: float
     baselines: dict[str, float]
-    calibration: list[dict[str, float]] = field(default_factory=list)
+    calibration: list[dict[str, float | None]] = field(default_factory=list)
 
 
 def booster_train(features: FloatArray, target: FloatArray, *, rounds: int) -> lgb.Booster:
     data = lgb.Dataset(features, label=target, feature_name=list(FEATURE_NAMES), free_raw_data=True)
     return lgb.train(PARAMETERS, data, num_boost_round=rounds)
+
+
+def booster_predict(booster: lgb.Booster, features: FloatArray) -> FloatArray:
+    """The forecasts, log(1 + citations in the first three years)."""
+    return np.asarray(booster.predict(features), dtype=np.float64)
 
 
 def group_percentiles(values: FloatArray, groups: IntArray) -> FloatArray:
@@ -82,11 +87,11 @@ def spearman(a: FloatArray, b: FloatArray) -> float:
 
 def calibration_by_decile(
     forecast_pct: FloatArray, actual_pct: FloatArray
-) -> list[dict[str, float]]:
+) -> list[dict[str, float | None]]:
     """Mean forecast and mean actual percentile per decile of forecast percentile."""
     known = ~np.isnan(forecast_pct) & ~np.isnan(actual_pct)
     deciles = np.minimum((forecast_pct[known] // 10).astype(int), 9)
-    rows = []
+    rows: list[dict[str, float | None]] = []
     for decile in range(10):
         inside = deciles == decile
         n = int(inside.sum())
@@ -125,7 +130,7 @@ def back_test(
     train = years < first_test
     test = ~train
     booster = booster_train(features[train], np.log1p(citations[train]), rounds=rounds)
-    forecast = booster.predict(features[test])
+    forecast = booster_predict(booster, features[test])
     actual = citations[test]
     venue = features[test, BASE_FEATURES.index("venue_prior_citations_per_work")]
     team = features[test, BASE_FEATURES.index("team_size")]
@@ -151,7 +156,8 @@ def contributions_top(booster: lgb.Booster, features: FloatArray) -> list[list[l
     [name, value, contribution] (the text's components summed as one input, "text")."""
     if features.shape[0] == 0:
         return []
-    shap = booster.predict(features, pred_contrib=True)[:, : len(FEATURE_NAMES)]
+    shap = np.asarray(booster.predict(features, pred_contrib=True), dtype=np.float64)
+    shap = shap[:, : len(FEATURE_NAMES)]
     text_columns = [FEATURE_NAMES.index(name) for name in TEXT_FEATURES]
     grouped = np.hstack([shap[:, : len(BASE_FEATURES)], shap[:, text_columns].sum(axis=1)[:, None]])
     names = [*BASE_FEATURES, "text"]
@@ -177,6 +183,7 @@ def forecast_percentiles(forecast: FloatArray, years: IntArray, fields: IntArray
 __all__ = [
     "BackTest",
     "back_test",
+    "booster_predict",
     "booster_train",
     "calibration_by_decile",
     "contributions_top",

@@ -113,7 +113,7 @@ def ai_score_train(*, as_of_year: int | None = None, rounds: int = ROUNDS) -> Ai
     booster = ml.booster_train(
         features[labelled_rows], np.log1p(citations[labelled_rows]), rounds=rounds
     )
-    forecast = booster.predict(features)
+    forecast = ml.booster_predict(booster, features)
     percentiles = ml.forecast_percentiles(forecast, corpus.years, corpus.field_ids)
     contributions = ml.contributions_top(booster, features)
 

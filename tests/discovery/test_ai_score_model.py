@@ -51,6 +51,8 @@ def test_the_model_recovers_the_planted_order(small_minimum):
     assert model.training_size + model.backtest_size == model.labelled_works
     assert model.spearman > 0.45
     assert model.spearman > model.baselines["team_size"] + 0.1
+    # It reads team size and the authors' record beside the venue's: above the venue alone.
+    assert model.spearman > model.baselines["venue_record"]
     assert recovered > 0.6
     # Calibrated in order: the top decile's works were cited more than the bottom decile's.
     calibration = [row for row in model.calibration if row["works"]]

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import orjson
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
@@ -93,19 +94,7 @@ def ai_score_train(*, as_of_year: int | None = None, rounds: int = ROUNDS) -> Ai
         )
     assert first_test is not None  # noqa: S101 - the gap above
 
-    # The back-test: the projection and the booster see the earlier years only.
-    label_years = corpus.years[labelled_rows]
-    train_rows = labelled_rows[label_years < first_test]
-    test_projection = feature_pipeline.projection_fit(corpus.embeddings, train_rows)
-    test_features = feature_pipeline.feature_matrix(corpus, test_projection)[labelled_rows]
-    backtest = ml.back_test(
-        test_features,
-        citations[labelled_rows],
-        label_years,
-        corpus.field_ids[labelled_rows],
-        first_test=first_test,
-        rounds=rounds,
-    )
+    backtest = _back_test(corpus, citations, labelled_rows, first_test=first_test, rounds=rounds)
 
     # The model kept: the same recipe on every labelled work.
     projection = feature_pipeline.projection_fit(corpus.embeddings, labelled_rows)
@@ -166,6 +155,29 @@ def ai_score_train(*, as_of_year: int | None = None, rounds: int = ROUNDS) -> Ai
     )
 
 
+def _back_test(
+    corpus: feature_pipeline.Corpus,
+    citations: np.ndarray,
+    labelled_rows: np.ndarray,
+    *,
+    first_test: int,
+    rounds: int,
+) -> ml.BackTest:
+    """The back-test: the projection and the booster see the earlier years only."""
+    label_years = corpus.years[labelled_rows]
+    train_rows = labelled_rows[label_years < first_test]
+    test_projection = feature_pipeline.projection_fit(corpus.embeddings, train_rows)
+    test_features = feature_pipeline.feature_matrix(corpus, test_projection)[labelled_rows]
+    return ml.back_test(
+        test_features,
+        citations[labelled_rows],
+        label_years,
+        corpus.field_ids[labelled_rows],
+        first_test=first_test,
+        rounds=rounds,
+    )
+
+
 def _next_version() -> int:
     # Under the table's lock: two runs at once take two versions, one after the other.
     with connection.cursor() as cursor:
@@ -210,8 +222,6 @@ def _forecasts_replace(
     contributions: list[list[list[object]]],
 ) -> int:
     """Every dated work's row, replaced: a few statements of arrays (unnest), not a row each."""
-    import orjson
-
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {_FORECAST}")  # noqa: S608 - a table name
         for start in range(0, corpus.work_ids.size, _INSERT_CHUNK):
@@ -224,7 +234,7 @@ def _forecasts_replace(
                     corpus.years[start:stop].tolist(),
                     corpus.field_ids[start:stop].tolist(),
                     forecast[start:stop].astype(float).tolist(),
-                    np.nan_to_num(percentiles[start:stop], nan=np.nan).astype(float).tolist(),
+                    percentiles[start:stop].astype(float).tolist(),
                     [orjson.dumps(row).decode() for row in contributions[start:stop]],
                 ],
             )

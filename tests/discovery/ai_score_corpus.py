@@ -19,6 +19,7 @@ LAST_YEAR = 2025
 # The corpus's "now": works up to 2022 have three complete years of citations (2022 + 3 <= 2025).
 AS_OF_YEAR = 2025
 EMBEDDING_DIMENSIONS = 16
+BATCH = 500  # rows per INSERT: PostgreSQL takes at most 65535 parameters a statement
 
 
 @dataclass
@@ -70,12 +71,16 @@ def build(
         for i in range(6)
     ]
     planted.venues = Source.objects.bulk_create(
-        Source(openalex_id=f"{prefix}-S{i}", name=f"Venue {i}") for i in range(venues)
+        [Source(openalex_id=f"{prefix}-S{i}", name=f"Venue {i}") for i in range(venues)],
+        batch_size=BATCH,
     )
     venue_quality = rng.normal(0, 0.8, venues)
     planted.researchers = Researcher.objects.bulk_create(
-        Researcher(slug=f"{prefix}-author-{i}", display_name=f"Author Sample{i}")
-        for i in range(researchers)
+        [
+            Researcher(slug=f"{prefix}-author-{i}", display_name=f"Author Sample{i}")
+            for i in range(researchers)
+        ],
+        batch_size=BATCH,
     )
     author_quality = rng.normal(0, 0.6, researchers)
     # Prolific authors: a skewed draw, so records differ in length.
@@ -109,7 +114,7 @@ def build(
         )
         for i, year, venue, team, _, _, latent in rows
     ]
-    planted.works = Work.objects.bulk_create(work_objects)
+    planted.works = Work.objects.bulk_create(work_objects, batch_size=BATCH)
     authorships = []
     work_topics = []
     embeddings = []
@@ -140,7 +145,7 @@ def build(
                 vector=vector_to_bytes(rng.normal(size=EMBEDDING_DIMENSIONS)),
             )
         )
-    Authorship.objects.bulk_create(authorships)
-    WorkTopic.objects.bulk_create(work_topics)
-    WorkEmbedding.objects.bulk_create(embeddings)
+    Authorship.objects.bulk_create(authorships, batch_size=BATCH)
+    WorkTopic.objects.bulk_create(work_topics, batch_size=BATCH)
+    WorkEmbedding.objects.bulk_create(embeddings, batch_size=BATCH)
     return planted

@@ -15,6 +15,7 @@ The pipeline is set-based: a handful of SQL statements aggregate per (work | res
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,10 @@ FloatArray = npt.NDArray[np.float64]
 # The text embedding is shown to the model through this many principal components, fitted on
 # the training works only: a few hundred raw dimensions would drown the other features.
 EMBEDDING_COMPONENTS = 8
+# The projection is fitted on at most this many training works' vectors (a fixed-seed sample):
+# eight axes are well estimated from far fewer, and the fit stays seconds at any size.
+PROJECTION_SAMPLE = 20_000
+EMBEDDING_CHUNK = 20_000
 
 BASE_FEATURES = (
     "novelty_percentile",
@@ -132,9 +137,12 @@ _EMBEDDING_MODEL_SQL = f"""
 SELECT model_name, dimensions FROM {_EMBEDDING}
 GROUP BY 1, 2 ORDER BY count(*) DESC, model_name LIMIT 1
 """
+# One chunk of vectors after a work id (keyset), of all works or of the listed ones.
 _EMBEDDINGS_SQL = f"""
 SELECT e.work_id, e.vector FROM {_EMBEDDING} e JOIN {_WORK} w ON w.id = e.work_id
-WHERE e.model_name = %s AND e.dimensions = %s ORDER BY e.work_id
+WHERE e.model_name = %s AND e.dimensions = %s AND e.work_id > %s
+  AND w.publication_year > 0 AND (%s::bigint[] IS NULL OR e.work_id = ANY(%s::bigint[]))
+ORDER BY e.work_id LIMIT %s
 """
 
 
@@ -154,8 +162,10 @@ class Corpus:
     cite_work: IntArray
     cite_year: IntArray
     cite_count: IntArray
-    embeddings: FloatArray  # (works, dimensions), NaN rows for works without one
+    # The embedding model most works have, and its dimensions ("" and 0: no embeddings). The
+    # vectors themselves are read in chunks (a million works' would not fit in memory at once).
     embedding_model: str
+    embedding_dimensions: int
 
 
 def _rows(sql: str, params: list[Any] | None = None) -> list[tuple]:
@@ -206,11 +216,11 @@ def corpus_load() -> Corpus:
     venue_ids = table[:, 2].astype(np.int64)
     topic_ids = table[:, 7].astype(np.int64)
     field_ids = table[:, 8].astype(np.int64)
-    index_of = {int(work_id): i for i, work_id in enumerate(work_ids)}
 
     cite_rows = _rows(_WORK_CITES_SQL)
     cite_work_ids, cite_year, cite_count = _columns(cite_rows, 3)
-    cite_work = np.fromiter((index_of[int(w)] for w in cite_work_ids), np.int64, cite_work_ids.size)
+    # work_ids are in id order: a work's row is found by binary search.
+    cite_work = np.searchsorted(work_ids, cite_work_ids)
 
     base = np.full((count, len(BASE_FEATURES)), np.nan, dtype=np.float64)
     column = {name: i for i, name in enumerate(BASE_FEATURES)}
@@ -218,10 +228,11 @@ def corpus_load() -> Corpus:
     base[:, column["references"]] = table[:, 5]
     # The stated number of authors; a source that states none: the bylines held.
     base[:, column["team_size"]] = np.where(table[:, 3] > 0, table[:, 3], table[:, 4])
-    _authors_record(base, column, index_of, years)
+    _authors_record(base, column, work_ids, years)
     _venue_record(base, column, venue_ids, years, cite_work, cite_year, cite_count)
     _topic_momentum(base, column, topic_ids, years)
-    embeddings, model_name = _embeddings(index_of, count)
+    found = _rows(_EMBEDDING_MODEL_SQL)
+    model_name, dimensions = (str(found[0][0]), int(found[0][1])) if found else ("", 0)
     return Corpus(
         work_ids=work_ids,
         years=years,
@@ -233,20 +244,20 @@ def corpus_load() -> Corpus:
         cite_work=cite_work,
         cite_year=cite_year,
         cite_count=cite_count,
-        embeddings=embeddings,
         embedding_model=model_name,
+        embedding_dimensions=dimensions,
     )
 
 
 def _authors_record(
-    base: FloatArray, column: dict[str, int], index_of: dict[int, int], years: IntArray
+    base: FloatArray, column: dict[str, int], work_ids: IntArray, years: IntArray
 ) -> None:
     """Per work, over its identified authors: the most and the mean of their earlier works and
     of those works' earlier citations. A work without an identified author: not known (NaN)."""
     byline_work_ids, byline_researchers = _columns(_rows(_BYLINES_SQL), 2)
     if byline_work_ids.size == 0:
         return
-    byline_work = np.fromiter((index_of[int(w)] for w in byline_work_ids), np.int64)
+    byline_work = np.searchsorted(work_ids, byline_work_ids)
     byline_year = years[byline_work]
     works_by, works_year, works_count = _columns(_rows(_AUTHOR_WORKS_SQL), 3)
     cites_by, cites_year, cites_count = _columns(_rows(_AUTHOR_CITES_SQL), 3)
@@ -303,30 +314,51 @@ def _topic_momentum(
     base[:, column["topic_momentum"]] = np.where(has_topic, (recent + 1) / (older + 1), np.nan)
 
 
-def _embeddings(index_of: dict[int, int], count: int) -> tuple[FloatArray, str]:
-    """The works' stored vectors of the embedding model most of them have (NaN rows without)."""
-    found = _rows(_EMBEDDING_MODEL_SQL)
-    if not found:
-        return np.full((count, 1), np.nan), ""
-    model_name, dimensions = found[0]
-    rows = _rows(_EMBEDDINGS_SQL, [model_name, dimensions])
-    matrix = np.full((count, dimensions), np.nan, dtype=np.float64)
-    if rows:
-        positions = np.fromiter((index_of[int(row[0])] for row in rows), np.int64, len(rows))
-        matrix[positions] = vectors_from_bytes([row[1] for row in rows], dimensions)
-    return matrix, str(model_name)
-
-
 # --- The text embedding's projection: fitted on training works, applied to all ------------------
 
 
-def projection_fit(embeddings: FloatArray, rows: IntArray) -> FloatArray:
-    """The mean and the first EMBEDDING_COMPONENTS principal axes of the given rows' vectors
-    (those that have one): a (1 + components, dimensions) matrix; too few vectors: empty."""
-    vectors = embeddings[rows]
-    vectors = vectors[~np.isnan(vectors).any(axis=1)]
+def _vectors(
+    corpus: Corpus, rows: IntArray | None = None
+) -> Iterator[tuple[IntArray, npt.NDArray[np.float32]]]:
+    """The stored vectors of the corpus's embedding model, in chunks of EMBEDDING_CHUNK: the
+    positions (rows of the corpus) and their (n, dimensions) matrix. `rows`: those works only."""
+    if not corpus.embedding_model:
+        return
+    wanted = None if rows is None else corpus.work_ids[rows].tolist()
+    after = 0
+    while True:
+        found = _rows(
+            _EMBEDDINGS_SQL,
+            [
+                corpus.embedding_model,
+                corpus.embedding_dimensions,
+                after,
+                wanted,
+                wanted,
+                EMBEDDING_CHUNK,
+            ],
+        )
+        if not found:
+            return
+        ids = np.fromiter((row[0] for row in found), np.int64, len(found))
+        yield (
+            np.searchsorted(corpus.work_ids, ids),
+            vectors_from_bytes([row[1] for row in found], corpus.embedding_dimensions),
+        )
+        after = int(ids[-1])
+
+
+def projection_fit(corpus: Corpus, rows: IntArray) -> FloatArray:
+    """The mean and the first EMBEDDING_COMPONENTS principal axes of the vectors of the given
+    rows (at most PROJECTION_SAMPLE of them, drawn with a fixed seed): a (1 + components,
+    dimensions) matrix; too few vectors: empty."""
+    if rows.size > PROJECTION_SAMPLE:
+        rows = np.sort(np.random.default_rng(0).choice(rows, PROJECTION_SAMPLE, replace=False))
+    chunks = [matrix for _, matrix in _vectors(corpus, rows)]
+    dimensions = max(corpus.embedding_dimensions, 1)
+    vectors = np.vstack(chunks).astype(np.float64) if chunks else np.zeros((0, dimensions))
     if vectors.shape[0] < 2 * EMBEDDING_COMPONENTS:
-        return np.zeros((0, embeddings.shape[1]))
+        return np.zeros((0, dimensions))
     mean = vectors.mean(axis=0)
     _, _, axes = np.linalg.svd(vectors - mean, full_matrices=False)
     components = np.zeros((EMBEDDING_COMPONENTS, vectors.shape[1]))
@@ -339,8 +371,9 @@ def feature_matrix(corpus: Corpus, projection: FloatArray) -> FloatArray:
     """Every work's features (FEATURE_NAMES order); a work without a vector, or a projection of
     another dimension, has NaN text features (the booster's missing-value branch)."""
     text = np.full((corpus.base.shape[0], EMBEDDING_COMPONENTS), np.nan)
-    if projection.shape[0] and projection.shape[1] == corpus.embeddings.shape[1]:
-        text = (corpus.embeddings - projection[0]) @ projection[1:].T
+    if projection.shape[0] and projection.shape[1] == corpus.embedding_dimensions:
+        for positions, matrix in _vectors(corpus):
+            text[positions] = (matrix.astype(np.float64) - projection[0]) @ projection[1:].T
     return np.hstack([corpus.base, text])
 
 

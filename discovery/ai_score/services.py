@@ -97,7 +97,7 @@ def ai_score_train(*, as_of_year: int | None = None, rounds: int = ROUNDS) -> Ai
     backtest = _back_test(corpus, citations, labelled_rows, first_test=first_test, rounds=rounds)
 
     # The model kept: the same recipe on every labelled work.
-    projection = feature_pipeline.projection_fit(corpus.embeddings, labelled_rows)
+    projection = feature_pipeline.projection_fit(corpus, labelled_rows)
     features = feature_pipeline.feature_matrix(corpus, projection)
     booster = ml.booster_train(
         features[labelled_rows], np.log1p(citations[labelled_rows]), rounds=rounds
@@ -166,7 +166,7 @@ def _back_test(
     """The back-test: the projection and the booster see the earlier years only."""
     label_years = corpus.years[labelled_rows]
     train_rows = labelled_rows[label_years < first_test]
-    test_projection = feature_pipeline.projection_fit(corpus.embeddings, train_rows)
+    test_projection = feature_pipeline.projection_fit(corpus, train_rows)
     test_features = feature_pipeline.feature_matrix(corpus, test_projection)[labelled_rows]
     return ml.back_test(
         test_features,

@@ -70,7 +70,7 @@ def test_later_facts_leave_the_features_of_the_cut_off_years_works_unchanged(pla
     rng = np.random.default_rng(6)
     corpus = features.corpus_load()
     # The projection is the model's (fitted once, stored with it): held fixed here.
-    projection = features.projection_fit(corpus.embeddings, np.arange(corpus.work_ids.size))
+    projection = features.projection_fit(corpus, np.arange(corpus.work_ids.size))
     before, _ = _features(projection)
     targets = [w.pk for w in planted.works if w.publication_year == CUT_OFF]
     assert len(targets) > 10

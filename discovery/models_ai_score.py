@@ -74,7 +74,8 @@ class WorkAiForecast(models.Model):
     forecast = models.FloatField()
     # Share of the other works of the field and year forecast lower (ties half), 0 to 100.
     percentile = models.FloatField(null=True)
-    # The inputs that moved the forecast most: [[name, value, contribution], ...] (SHAP values
+    # The inputs that moved the forecast most, for the works of the last five years (those the
+    # pages explain; [] for older ones): [[name, value, contribution], ...] (SHAP values
     # in log1p citations, LightGBM's pred_contrib), largest first.
     contributions = models.JSONField(default=list)
 

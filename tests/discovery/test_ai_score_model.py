@@ -139,3 +139,14 @@ def test_percentiles_rank_within_field_and_year_with_ties_counted_half():
     assert result[4] == pytest.approx(100 * (4 + 4.5) / 13)
     # Group 2 has three works: below the minimum baseline, no percentile.
     assert np.isnan(result[14:]).all()
+
+
+def test_the_weekly_beat_entry_runs_the_training_task(settings):
+    from bzpeer.queueing import registered_task
+
+    entry = settings.CELERY_BEAT_SCHEDULE["ai-score-train"]
+    assert entry["task"] == services.TASK
+    settings.AI_SCORE_MIN_TRAINING_WORKS = 5000
+    # The task is the service: with no history it stores a run that says why.
+    version = registered_task(services.TASK).apply().get()
+    assert AiScoreModel.objects.get(version=version).gap.startswith("only 0 works")

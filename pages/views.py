@@ -369,6 +369,7 @@ def researcher_ai_score(request: HttpRequest, slug: str) -> HttpResponse:
         "researcher": researcher,
         "explained": explained,
         "minimum_works": settings.AI_SCORE_MIN_TRAINING_WORKS,
+        "works_shown": ai_score_selectors.WORKS_SHOWN,
         "calibration_chart": ai_score_selectors.calibration_bars(explained.model),
     }
     return render(request, "pages/researcher_ai_score.html", context)

@@ -14,6 +14,10 @@ from publications.models import Authorship
 from .explain import contributions_in_words
 from .services import GAP_NO_PERCENTILE, GAP_NO_RECENT_WORKS, recent_years
 
+# The recent works the explanation lists, highest forecast percentile first: a page, not a
+# prolific record's thousand rows (the score counts them all).
+WORKS_SHOWN = 100
+
 
 @dataclass(frozen=True, slots=True)
 class ForecastExplained:
@@ -70,7 +74,7 @@ def researcher_ai_score_explained(researcher_id: int) -> AiScoreExplained:
             "percentile",
             "contributions",
         )
-        .order_by(F("percentile").desc(nulls_last=True), "-forecast", "work_id")
+        .order_by(F("percentile").desc(nulls_last=True), "-forecast", "work_id")[:WORKS_SHOWN]
     )
     works = [ForecastExplained(row, contributions_in_words(row.contributions)) for row in rows]
     why = ""

@@ -53,3 +53,21 @@ class ResearcherEmbedding(models.Model):
 
     def __str__(self) -> str:
         return f"embedding of researcher {self.researcher_id} ({self.model_name})"
+
+
+# The AI Score's models (issue 26, item 5) live beside these.
+from .models_ai_score import (  # noqa: E402
+    AiScoreModel,
+    ResearcherAiScore,
+    WorkAiForecast,
+    ai_score_label,
+)
+
+__all__ = [
+    "AiScoreModel",
+    "ResearcherAiScore",
+    "ResearcherEmbedding",
+    "WorkAiForecast",
+    "WorkEmbedding",
+    "ai_score_label",
+]

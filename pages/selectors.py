@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.db.models import Exists, OuterRef, QuerySet
 
 from bzpeer.db import fetchone_without_health_check
+from discovery.models import ResearcherAiScore, ai_score_label
 from graph.models import CloseCollaboratorsCount
 from publications.models import (
     Authorship,
@@ -86,7 +87,7 @@ SELECT r.id, r.slug, r.display_name, r.tagline, r.alternate_names, r.orcid, r.op
        r.stated_works_count, r.stated_cited_by_count, r.stated_h_index, r.stated_i10_index,
        r.stated_two_year_mean_citedness, r.stated_figures_source, r.stated_figures_as_of,
        i.name AS last_known_institution_name, m.slug AS merged_into_slug,
-       n.percentile AS novelty_percentile,
+       n.percentile AS novelty_percentile, ais.score AS ai_score_value,
        stated.institution_id AS stated_institution_id, stated.name AS stated_institution_name,
        stated.source AS stated_institution_source,
        {_CV_JSON_SQL} AS cv_json,
@@ -103,6 +104,7 @@ LEFT JOIN LATERAL (
 LEFT JOIN researchers_researcher m ON m.id = r.merged_into_id
 LEFT JOIN {CloseCollaboratorsCount._meta.db_table} c ON c.researcher_id = r.id
 LEFT JOIN {ResearcherNovelty._meta.db_table} n ON n.researcher_id = r.id
+LEFT JOIN {ResearcherAiScore._meta.db_table} ais ON ais.researcher_id = r.id
 WHERE r.slug = %s
 """
 
@@ -136,6 +138,8 @@ def researcher_for_profile(slug: str) -> Researcher | None:
     researcher.cv = cv_headings(researcher.cv_json or ())  # type: ignore[attr-defined]  # from _PROFILE_SQL
     # "61%", or "" when the data is too thin (publications.services.novelty).
     researcher.novelty_label = percentile_label(researcher.novelty_percentile)  # type: ignore[attr-defined]  # from _PROFILE_SQL
+    # "48", or "" without a model or recent works (discovery.ai_score), in the same statement.
+    researcher.ai_score_label = ai_score_label(researcher.ai_score_value)  # type: ignore[attr-defined]  # from _PROFILE_SQL
     return researcher
 
 
@@ -156,10 +160,11 @@ _PROFILE_PAGE_STATE_SQL = f"""
 SELECT r.id, r.merged_into_id, r.updated_at, r.works_count, r.cited_by_count, r.h_index,
        r.i10_index, r.topics_count, r.followers_count, c.close_collaborators_count,
        r.trust_score, r.verification_level, r.claimed_by_id, {_CV_FINGERPRINT_SQL} AS cv,
-       n.percentile AS novelty_percentile
+       n.percentile AS novelty_percentile, ais.score AS ai_score_value
 FROM researchers_researcher r
 LEFT JOIN {CloseCollaboratorsCount._meta.db_table} c ON c.researcher_id = r.id
 LEFT JOIN {ResearcherNovelty._meta.db_table} n ON n.researcher_id = r.id
+LEFT JOIN {ResearcherAiScore._meta.db_table} ais ON ais.researcher_id = r.id
 WHERE r.slug = %s
 """
 

@@ -25,6 +25,9 @@ urlpatterns = [
     path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
     path("researchers/<slug:slug>/cv/", views.researcher_cv, name="researcher-cv"),
     path("researchers/<slug:slug>/novelty/", views.researcher_novelty, name="researcher-novelty"),
+    path(
+        "researchers/<slug:slug>/ai-score/", views.researcher_ai_score, name="researcher-ai-score"
+    ),
     path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
     path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
     path("institutions/<int:pk>/follow/", views.institution_follow, name="institution-follow"),

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from bzpeer.http import not_found
 from bzpeer.http_caching import public_page
+from discovery.ai_score import selectors as ai_score_selectors
 from feed import selectors as feed_selectors
 from feed import services as feed_services
 from graph.selectors import CLOSE_COLLABORATORS_DEFINITION
@@ -348,6 +349,30 @@ def researcher_novelty(request: HttpRequest, slug: str) -> HttpResponse:
     explained = researcher_novelty_explained(researcher.pk)
     context = _novelty_context(researcher=researcher, explained=explained)
     return render(request, "pages/researcher_novelty.html", context)
+
+
+@require_safe
+def researcher_ai_score(request: HttpRequest, slug: str) -> HttpResponse:
+    """How the researcher's AI Score is computed (docs/ai-score.md): the model's version,
+    history and back-test, and for each recent work its forecast and the inputs that moved it
+    most. Four queries."""
+    researcher = researcher_selectors.researcher_by_slug(slug)
+    if researcher is None:
+        return not_found(request, "researcher")
+    if researcher.merged_into_id:
+        return redirect(
+            reverse("researcher-ai-score", args=[researcher.merged_into.slug]),  # type: ignore[union-attr]
+            permanent=True,
+        )
+    explained = ai_score_selectors.researcher_ai_score_explained(researcher.pk)
+    context = {
+        "researcher": researcher,
+        "explained": explained,
+        "minimum_works": settings.AI_SCORE_MIN_TRAINING_WORKS,
+        "works_shown": ai_score_selectors.WORKS_SHOWN,
+        "calibration_chart": ai_score_selectors.calibration_bars(explained.model),
+    }
+    return render(request, "pages/researcher_ai_score.html", context)
 
 
 def _novelty_context(**context: Any) -> dict[str, Any]:

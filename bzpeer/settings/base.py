@@ -446,6 +446,16 @@ CELERY_BEAT_SCHEDULE["novelty-compute"] = {
     "options": {"queue": GRAPH_QUEUE},
 }
 
+# The AI Score (discovery.ai_score; docs/ai-score.md): below this many works with three complete
+# years of citations there is no model, hence no score, and the pages say why.
+AI_SCORE_MIN_TRAINING_WORKS = env.int("AI_SCORE_MIN_TRAINING_WORKS", default=5000)
+# Trained again every week, after the novelty it reads (Sunday 05:00).
+CELERY_BEAT_SCHEDULE["ai-score-train"] = {
+    "task": "discovery.tasks.ai_score_train",
+    "schedule": crontab(hour=7, minute=0, day_of_week="sunday"),
+    "options": {"queue": GRAPH_QUEUE},
+}
+
 # Related works of the works whose citations changed (import batches, merges) since the last
 # drain; and once a week all of them from scratch, which settles the drift the incremental
 # route allows (publications.services.related_works).

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import psycopg
 
+from bench import smoke
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 WRK_SCRIPT = """
@@ -82,6 +84,9 @@ def _parse_wrk(output: str) -> dict[str, float]:
 
 
 def _wrk(base_url: str, *, paths_file: Path, seconds: int, clients: int) -> dict[str, float]:
+    if not smoke.have_wrk():  # only a smoke run gets here without wrk: a load in threads
+        paths = [(line, {}) for line in paths_file.read_text().splitlines() if line]
+        return smoke.python_load(base_url, paths, seconds=seconds, clients=clients)
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(WRK_SCRIPT)
     result = subprocess.run(
@@ -105,8 +110,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--pages", type=int, default=2000, help="random researchers to visit")
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
-    if not shutil.which("wrk"):
+    if options.smoke:  # its own tiny corpus, a second of load per phase
+        smoke.apply(
+            parser,
+            options,
+            database=smoke.default_database("pages"),
+            seconds=smoke.LOAD_SECONDS,
+            clients=smoke.LOAD_CLIENTS,
+            pages=20,
+        )
+        smoke.begin(options.database)
+        smoke.tiny_corpus(options.database)
+    elif not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk)")
 
     database_url = f"postgres://postgres@127.0.0.1:5432/{options.database}"

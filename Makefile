@@ -61,7 +61,7 @@ test: services install lint
 
 # For while you work: everything but the browser, worker, server and benchmark-corpus tests.
 test-fast: services install
-	$(PYTEST) -m "not browser and not worker and not server and not corpus"
+	$(PYTEST) -m "not browser and not worker and not server and not corpus and not bench"
 
 bench: migrate
 	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -90,14 +92,24 @@ def _drop(connection: psycopg.Connection, database: str) -> None:
     )
 
 
-def _environment(tmp_path: Path) -> dict[str, str]:
+def _environment(temporary: Path) -> dict[str, str]:
     """The suite's environment, less what points a process at the test settings or at the run's
     own queues: a benchmark runs with the settings `make bench` gives it. Its temporary files
-    (corpora, logs, reports) go under the test's tmp_path."""
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+    (corpora, logs, reports, ops_bench's clusters) go under `temporary`."""
+    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONUNBUFFERED": "1"}
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_DEFAULT_QUEUE", "CACHE_KEY_PREFIX"):
         env.pop(name, None)
     return env
+
+
+@pytest.fixture
+def temporary() -> Iterator[Path]:
+    """A temporary folder the postgres user can reach too (ops_bench's clusters run as it, in
+    folders it is given under $TMPDIR; pytest's own tmp_path is private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="bzpeer-bench-smoke-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -137,7 +149,7 @@ def _redis_keys_delete(prefix: str) -> None:
 
 @pytest.mark.parametrize("benchmark", sorted(FIGURES))
 def test_the_benchmark_runs_every_phase_at_a_tiny_size(
-    benchmark: str, migrated_template: str, tmp_path: Path, request: pytest.FixtureRequest
+    benchmark: str, migrated_template: str, temporary: Path, request: pytest.FixtureRequest
 ) -> None:
     if benchmark == "resolver_eval":
         request.getfixturevalue("testdata_dir")  # a skip locally without it, a failure on CI
@@ -153,7 +165,7 @@ def test_the_benchmark_runs_every_phase_at_a_tiny_size(
         result = subprocess.run(
             [sys.executable, "-m", f"bench.{benchmark}", "--smoke", "--database", database],
             cwd=REPO_ROOT,
-            env=_environment(tmp_path),
+            env=_environment(temporary),
             capture_output=True,
             text=True,
             timeout=TIMEOUT_SECONDS,

@@ -236,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         smoke.begin(options.database)
     elif not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk)")
+    if not (shutil.which("pgbouncer") or Path("/usr/sbin/pgbouncer").exists()):
+        raise SystemExit("pgbouncer is not installed (apt-get install pgbouncer)")
 
     folder = server_folder("bzpeer-ops-bench-")
     work_dir = Path(tempfile.mkdtemp(prefix="bzpeer-ops-bench-data-"))

@@ -310,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
             for label, cache_seconds in (("cold", "0"), ("warm", "600")):
                 port = free_port()
                 server = _gunicorn(
-                    {**env, **extra, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds}, port
+                    {**env, **extra, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds},
+                    port,
+                    workers=1 if options.smoke else 2,  # one worker process in smoke mode
                 )
                 base = f"http://127.0.0.1:{port}"
                 try:

@@ -96,10 +96,10 @@ def _wrk(base_url: str, *, paths_file: Path, seconds: int, clients: int) -> dict
     return _parse_wrk(result.stdout)
 
 
-def _gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
+def _gunicorn(env: dict[str, str], port: int, *, workers: int = 2) -> subprocess.Popen:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     return subprocess.Popen(
-        [str(gunicorn), "bzpeer.wsgi", "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
+        [str(gunicorn), "bzpeer.wsgi", "-w", str(workers), "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
         cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
 
@@ -187,7 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, dict[str, float]] = {}
     for label, cache_seconds in (("cold", "0"), ("warm", "600")):
         port = _free_port()
-        server = _gunicorn({**env, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds}, port)
+        server = _gunicorn(
+            {**env, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds},
+            port,
+            workers=1 if options.smoke else 2,  # one worker process in smoke mode
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_until_up(f"{base}/healthz")

@@ -68,7 +68,7 @@ FIGURES = {
         r"^replica replay lag while importing",
     ],
     "resolver_bench": [r"^\s+resolve\s+[\d,]+ mentions/s", r"^\s+write\s+[\d,]+ mentions/s", r"^\s+outcomes: "],
-    "resolver_eval": [r"^Name resolver on the real test corpus", r"precision"],
+    "resolver_eval": [r"^\s+links made:\s+\d", r"^\s+B3 precision / recall / F1:\s+\d"],
 }  # fmt: skip
 
 

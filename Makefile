@@ -59,9 +59,10 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n auto --dist loadgroup
 test: services install lint
 	$(PYTEST)
 
-# For while you work: everything but the browser, worker, server and benchmark-corpus tests.
+# For while you work: everything but the browser, worker, server, benchmark-corpus and benchmark
+# smoke tests.
 test-fast: services install
-	$(PYTEST) -m "not browser and not worker and not server and not corpus"
+	$(PYTEST) -m "not browser and not worker and not server and not corpus and not bench"
 
 bench: migrate
 	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }

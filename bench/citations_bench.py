@@ -22,11 +22,11 @@ from pathlib import Path
 
 import psycopg
 
+from bench import smoke
 from bench.import_bench import (
     BOOKKEEPING_TABLES,
     DATA_DIR,
     DATA_TABLES,
-    REPO_ROOT,
     Corpus,
     ImportFigures,
     bench_environment,
@@ -35,6 +35,7 @@ from bench.import_bench import (
     import_measure,
     other_imports_running,
     say,
+    shown,
     truncate,
 )
 
@@ -73,7 +74,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--database", default="bzpeer_bench_citations")
     parser.add_argument("--redis-db", type=int, default=12)
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
+    if options.smoke:
+        smoke.apply(
+            parser,
+            options,
+            works=smoke.WORKS,
+            references=5,
+            database=smoke.default_database("citations"),
+        )
+        smoke.begin(options.database, redis_db=options.redis_db)
     authors = max(1, options.works // 2)
 
     url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
@@ -139,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     say(text)
     (work_dir / "last-citations-report.json").write_text(text)
     (DATA_DIR / "last-citations-report.json").write_text(text)
-    say(f"written to {(DATA_DIR / 'last-citations-report.json').relative_to(REPO_ROOT)}")
+    say(f"written to {shown(DATA_DIR / 'last-citations-report.json')}")
     return 0
 
 

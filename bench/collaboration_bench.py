@@ -52,6 +52,8 @@ from pathlib import Path
 
 import psycopg
 
+from bench import smoke
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 SERVER_URL = "postgres://postgres@127.0.0.1:5432"
@@ -393,7 +395,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="measure the corpus already in --database (migrated first), without rebuilding it",
     )
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
+    if options.smoke:  # the fewest users the generator takes (2 + 2 x 30 pending invitations)
+        smoke.apply(
+            parser,
+            options,
+            database=smoke.default_database("collaboration"),
+            users=2 + 2 * PENDING_EACH_WAY,
+            conversations=40,
+            messages=400,
+            big_user_conversations=20,
+            runs=3,
+        )
+        smoke.begin(options.database, redis_db=options.redis_db)
 
     url = _ensure_database(options.database, options.template)
     if options.skip_generate:
@@ -413,7 +428,9 @@ def main(argv: list[str] | None = None) -> int:
         "SECRET_KEY": "bench-only-" + "x" * 50, "ALLOWED_HOSTS": "testserver,127.0.0.1",
         "SECURE_SSL_REDIRECT": "false", "STATIC_ROOT": str(static_root), "LOG_LEVEL": "WARNING",
         "REDIS_URL": redis_url, "CELERY_BROKER_URL": redis_url,
-        "CELERY_DEFAULT_QUEUE": "bzpeer-bench-collab",
+        "CELERY_DEFAULT_QUEUE": (
+            smoke.key_prefix(options.database) if options.smoke else "bzpeer-bench-collab"
+        ),
     })  # fmt: skip
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
                    cwd=REPO_ROOT, env=os.environ.copy(), check=True)  # fmt: skip

@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 
-from bench import feed_bench
+from bench import feed_bench, smoke
 from bench.import_bench import (
     DATA_DIR,
     REPO_ROOT,
@@ -93,13 +93,19 @@ def corpus_build(url: str, params: dict[str, int]) -> dict[str, float]:
     return seconds
 
 
-def worker_measure(*, url: str, env: dict[str, str], processes: int, backend: str) -> dict:
+def worker_measure(
+    *,
+    url: str,
+    env: dict[str, str],
+    processes: int,
+    backend: str,
+    queue: str = "bzpeer-digest-bench",
+) -> dict:
     """The same weekly digests as the product sends them: `send_digests` plans and queues one
     task per chunk, and one Celery worker of `processes` processes (its default concurrency is
     the machine's cores) sends them. Timed from the command's start until every planned
     delivery is finished; the deliveries of the in-process run are deleted first."""
     redis = urlsplit(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    queue = "bzpeer-digest-bench"
     worker_env = {
         **env,
         "REDIS_URL": redis._replace(path="/13").geturl(),
@@ -140,8 +146,12 @@ def worker_measure(*, url: str, env: dict[str, str], processes: int, backend: st
                     left = raw.execute(
                         "SELECT count(*) FROM feed_digestdelivery WHERE finished_at IS NULL"
                     ).fetchone()[0]
-                    if not left or worker.poll() is not None:
+                    if not left:
                         break
+                    if worker.poll() is not None:
+                        raise SystemExit(
+                            f"the worker stopped with {left} deliveries unfinished; see {log_path}"
+                        )
                     time.sleep(0.5)
                 seconds = time.perf_counter() - started
                 emailed = raw.execute(
@@ -203,7 +213,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="then the same digests through send_digests and one Celery worker of this "
         "concurrency (0: skip)",
     )
+    smoke.add_argument(parser)
     args = parser.parse_args(argv)
+    if args.smoke:
+        smoke.apply(
+            parser,
+            args,
+            database=smoke.default_database("digest"),
+            works=smoke.WORKS,
+            users=20,
+            follows=3,
+            worker_processes=1,
+        )
+        smoke.begin(args.database)
 
     params = {
         "works": args.works,
@@ -361,7 +383,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     if args.worker_processes and not args.limit_users:
         report["one_worker"] = worker_measure(
-            url=url, env=env, processes=args.worker_processes, backend=args.backend
+            url=url,
+            env=env,
+            processes=args.worker_processes,
+            backend=args.backend,
+            **({"queue": smoke.key_prefix(args.database)} if args.smoke else {}),
         )
     say(json.dumps({k: v for k, v in report.items() if k not in ("machine",)}, indent=2))
     (DATA_DIR / "digest-report.json").write_text(json.dumps(report, indent=2, default=str))

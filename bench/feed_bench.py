@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 
 import psycopg
 
+from bench import smoke
 from bench.import_bench import (
     DATA_DIR,
     bench_database_url,
@@ -277,7 +278,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per user and query")
     parser.add_argument("--yardstick-users", type=int, default=6, help="users per size")
     parser.add_argument("--regenerate", action="store_true")
+    smoke.add_argument(parser)
     args = parser.parse_args(argv)
+    if args.smoke:
+        smoke.apply(
+            parser,
+            args,
+            database=smoke.default_database("feed"),
+            works=smoke.WORKS,
+            topics=30,
+            users=20,
+            background_follows=3,
+            measured_users=4,
+            small_follows=20,
+            large_follows=60,
+            runs=1,
+            yardstick_users=1,
+        )
+        smoke.begin(args.database)
 
     params = {
         "works": args.works,

@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 
 import psycopg
 
+from bench import smoke
 from bench.import_bench import (
     DATA_DIR,
     REPO_ROOT,
@@ -48,6 +49,7 @@ from bench.import_bench import (
     machine_describe,
     manage,
     say,
+    shown,
 )
 
 DATA_TABLES = (
@@ -126,7 +128,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--skip-plain", action="store_true", help="skip the plain aggregation")
     parser.add_argument("--skip-rebuild", action="store_true", help="use the edges as they are")
+    smoke.add_argument(parser)
     args = parser.parse_args(argv)
+    if args.smoke:  # its own tiny corpus, one batch, a few slices, one rebuild process
+        smoke.apply(
+            parser,
+            args,
+            database=smoke.default_database("graph"),
+            load_works=smoke.WORKS,
+            batches=1,
+            batch_works=50,
+            researchers=10,
+            slices=2,
+            workers=1,
+        )
+        smoke.begin(args.database)
 
     name = args.database or ("bzpeer_graph_bench" if args.load_works else "bzpeer_bench")
     url = bench_database_url(name)
@@ -377,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"slice p99   random cold {_ms(random_cold)['p99_ms']} ms, cached {_ms(random_cached)['p99_ms']} ms; "
         f"most coauthors cold {_ms(hub_cold)['p99_ms']} ms, cached {_ms(hub_cached)['p99_ms']} ms"
     )
-    say(f"report      {path.relative_to(REPO_ROOT)}")
+    say(f"report      {shown(path)}")
     return 0
 
 

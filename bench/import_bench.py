@@ -37,6 +37,8 @@ import orjson
 import psycopg
 from psycopg import sql
 
+from bench import smoke
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
@@ -71,6 +73,16 @@ BOOKKEEPING_TABLES = (
 def say(text: str = "") -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+
+
+def shown(path: Path) -> str:
+    """A path as the report and the commands name it: relative to the checkout when inside it
+    (bench-data/), absolute otherwise (a smoke run's temporary directory). The commands run
+    with the checkout as their working directory, so both work as arguments."""
+    try:
+        return str(path.relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
 
 
 # --- database ---------------------------------------------------------------------------------
@@ -220,9 +232,7 @@ def corpus_prepare(
     summary = folder / "corpus.json"
     if summary.exists():
         return Corpus(**json.loads(summary.read_text()))
-    say(
-        f"generating {works:,} works by up to {authors:,} authors into {folder.relative_to(REPO_ROOT)} ..."
-    )
+    say(f"generating {works:,} works by up to {authors:,} authors into {shown(folder)} ...")
     staging = folder.with_name(folder.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     started = time.perf_counter()
@@ -250,7 +260,7 @@ def corpus_prepare(
                 large += count >= 100
                 author_ids.update(a["author"]["id"] for a in work["authorships"])
     corpus = Corpus(
-        path=str((folder / "data").relative_to(REPO_ROOT)),
+        path=shown(folder / "data"),
         works=works,
         authors_drawn_from=authors,
         seed=seed,
@@ -792,7 +802,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=11,
         help="Redis database for the import's cache and task queue (default 11, apart from dev's)",
     )
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
+    if options.smoke:
+        smoke.apply(parser, options, works=smoke.WORKS, database=smoke.default_database("import"))
+        smoke.begin(options.database, redis_db=options.redis_db)
     authors = options.authors or max(1, options.works // 2)
 
     url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
@@ -873,9 +887,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     report_print(report)
     payload = json.dumps(asdict(report), indent=2) + "\n"
     (work_dir / "last-report.json").write_text(payload)
-    if options.database == parser.get_default("database"):
+    if options.database == parser.get_default("database") and not options.smoke:
         (DATA_DIR / "last-report.json").write_text(payload)
-    say(f"\nwritten to {(work_dir / 'last-report.json').relative_to(REPO_ROOT)}")
+    say(f"\nwritten to {shown(work_dir / 'last-report.json')}")
     return 0
 
 

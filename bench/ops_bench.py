@@ -29,6 +29,7 @@ from pathlib import Path
 import httpx
 import psycopg
 
+from bench import smoke
 from bench.pages_bench import DATA_DIR, REPO_ROOT, _gunicorn, _parse_wrk, _wait_until_up, say
 from tests.bzpeer.servers import (
     POSTGRES_BIN,
@@ -57,7 +58,40 @@ end
 """
 
 
+def _schema_copy(source: str, target_url: str) -> None:
+    """The schema and migration records of `source` (migrated first, when it needs it) loaded
+    into the new primary's database: one dump instead of every migration on a new cluster."""
+    from bench.import_bench import bench_database_url, ensure_database, manage
+
+    source_url = bench_database_url(source)
+    ensure_database(source_url)
+    env = {
+        **os.environ,
+        "DATABASE_URL": source_url,
+        "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local",
+    }
+    manage(["migrate", "--noinput"], env=env)
+    say(f"the schema of {source} (pg_dump) into the new primary ...")
+    dump = subprocess.run(
+        [str(POSTGRES_BIN / "pg_dump"), "--no-owner", "--no-privileges", source_url],
+        check=True,
+        capture_output=True,
+    ).stdout
+    subprocess.run(
+        [str(POSTGRES_BIN / "psql"), "-q", "-v", "ON_ERROR_STOP=1", target_url],
+        input=dump,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
 def _wrk(base_url: str, lines: list[str], *, seconds: int, clients: int) -> dict[str, float]:
+    if not smoke.have_wrk():  # only a smoke run gets here without wrk: a load in threads
+        requests = []
+        for line in lines:
+            path, _, etag = line.partition("\t")
+            requests.append((path, {"If-None-Match": etag} if etag else {}))
+        return smoke.python_load(base_url, requests, seconds=seconds, clients=clients)
     with tempfile.TemporaryDirectory() as folder:
         script, paths = Path(folder) / "bench.lua", Path(folder) / "paths.txt"
         script.write_text(WRK_SCRIPT)
@@ -180,9 +214,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--pages", type=int, default=500)
+    parser.add_argument(
+        "--database",
+        default=None,
+        help="a database on DATABASE_URL's server, migrated first, whose schema the new primary "
+        "gets with pg_dump instead of running every migration again (default in --smoke: "
+        "bzpeer_bench_smoke_ops; otherwise the migrations run on the new primary)",
+    )
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
-    if not shutil.which("wrk"):
+    if options.smoke:
+        smoke.apply(
+            parser,
+            options,
+            works=smoke.WORKS,
+            seconds=smoke.LOAD_SECONDS,
+            clients=smoke.LOAD_CLIENTS,
+            pages=20,
+            database=smoke.default_database("ops"),
+        )
+        smoke.begin(options.database)
+    elif not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk)")
+    if not (shutil.which("pgbouncer") or Path("/usr/sbin/pgbouncer").exists()):
+        raise SystemExit("pgbouncer is not installed (apt-get install pgbouncer)")
 
     folder = server_folder("bzpeer-ops-bench-")
     work_dir = Path(tempfile.mkdtemp(prefix="bzpeer-ops-bench-data-"))
@@ -213,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
             )
 
         say("migrating and importing the synthetic corpus ...")
+        if options.database:
+            _schema_copy(options.database, primary.url(DATABASE))
         manage("migrate", "--noinput", "-v0")
         manage("collectstatic", "--noinput", "-v0")
         write_works_snapshot(work_dir / "snapshot", works=options.works)
@@ -253,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
             for label, cache_seconds in (("cold", "0"), ("warm", "600")):
                 port = free_port()
                 server = _gunicorn(
-                    {**env, **extra, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds}, port
+                    {**env, **extra, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds},
+                    port,
+                    workers=1 if options.smoke else 2,  # one worker process in smoke mode
                 )
                 base = f"http://127.0.0.1:{port}"
                 try:

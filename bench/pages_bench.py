@@ -31,6 +31,8 @@ from pathlib import Path
 
 import psycopg
 
+from bench import smoke
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 WRK_SCRIPT = """
@@ -82,6 +84,9 @@ def _parse_wrk(output: str) -> dict[str, float]:
 
 
 def _wrk(base_url: str, *, paths_file: Path, seconds: int, clients: int) -> dict[str, float]:
+    if not smoke.have_wrk():  # only a smoke run gets here without wrk: a load in threads
+        paths = [(line, {}) for line in paths_file.read_text().splitlines() if line]
+        return smoke.python_load(base_url, paths, seconds=seconds, clients=clients)
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(WRK_SCRIPT)
     result = subprocess.run(
@@ -91,10 +96,10 @@ def _wrk(base_url: str, *, paths_file: Path, seconds: int, clients: int) -> dict
     return _parse_wrk(result.stdout)
 
 
-def _gunicorn(env: dict[str, str], port: int) -> subprocess.Popen:
+def _gunicorn(env: dict[str, str], port: int, *, workers: int = 2) -> subprocess.Popen:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     return subprocess.Popen(
-        [str(gunicorn), "bzpeer.wsgi", "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
+        [str(gunicorn), "bzpeer.wsgi", "-w", str(workers), "-b", f"127.0.0.1:{port}", "--log-level", "warning"],
         cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
 
@@ -105,8 +110,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--pages", type=int, default=2000, help="random researchers to visit")
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
-    if not shutil.which("wrk"):
+    if options.smoke:  # its own tiny corpus, a second of load per phase
+        smoke.apply(
+            parser,
+            options,
+            database=smoke.default_database("pages"),
+            seconds=smoke.LOAD_SECONDS,
+            clients=smoke.LOAD_CLIENTS,
+            pages=20,
+        )
+        smoke.begin(options.database)
+        smoke.tiny_corpus(options.database)
+    elif not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk)")
 
     database_url = f"postgres://postgres@127.0.0.1:5432/{options.database}"
@@ -170,7 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, dict[str, float]] = {}
     for label, cache_seconds in (("cold", "0"), ("warm", "600")):
         port = _free_port()
-        server = _gunicorn({**env, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds}, port)
+        server = _gunicorn(
+            {**env, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds},
+            port,
+            workers=1 if options.smoke else 2,  # one worker process in smoke mode
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_until_up(f"{base}/healthz")

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench import smoke
 from bench.import_bench import bench_database_url, ensure_database, manage, say
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +116,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mentions", type=int, default=100_000)
     parser.add_argument("--batch", type=int, default=0, help="default: IMPORT_BATCH_SIZE")
     parser.add_argument("--seed", type=int, default=15)
+    smoke.add_argument(parser)
     args = parser.parse_args(argv)
+    if args.smoke:  # its own tiny corpus instead of the import benchmark's
+        smoke.apply(
+            parser, args, database=smoke.default_database("resolver"), mentions=200, batch=100
+        )
+        smoke.begin(args.database)
+        smoke.tiny_corpus(args.database)
     url = bench_database_url(args.database)
     ensure_database(url)
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}

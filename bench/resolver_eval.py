@@ -546,7 +546,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench_resolver_eval")
     parser.add_argument("--testdata", type=Path, default=DEFAULT_TESTDATA)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the same experiment (the corpus is the shared test corpus, already small) in a "
+        "database of its own (--database), with its own cache prefix: the suite's check",
+    )
     args = parser.parse_args(argv)
+    if args.smoke:
+        from bench import smoke
+
+        smoke.apply(parser, args, database=smoke.default_database("resolver_eval"))
+        smoke.begin(args.database)
     if not args.testdata.is_dir():
         sys.stderr.write(f"no test corpus at {args.testdata} (set BZPEER_TESTDATA)\n")
         return 2

@@ -38,6 +38,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bench import smoke
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
@@ -341,7 +343,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="skip timing an uncapped ts_rank over every match of a common word",
     )
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
+    if options.smoke:
+        smoke.apply(
+            parser,
+            options,
+            names=20,
+            suggestions=20,
+            work_rounds=1,
+            runs=1,
+            database=smoke.default_database("search"),
+        )
+        smoke.begin(options.database)
+        smoke.tiny_corpus(options.database)
 
     django_setup(options.database)
     from django.core.management import call_command
@@ -529,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     DATA_DIR.mkdir(exist_ok=True)
     path = DATA_DIR / "search-report.json"
     path.write_text(json.dumps(asdict(report), indent=2) + "\n")
-    say(f"\nwritten to {path.relative_to(REPO_ROOT)}")
+    say(f"\nwritten to {path}")
     return 0
 
 

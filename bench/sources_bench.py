@@ -37,6 +37,7 @@ import orjson
 import psycopg
 from psycopg import sql
 
+from bench import smoke
 from bench.import_bench import (
     BUSY_SHARE,
     DATA_DIR,
@@ -52,6 +53,7 @@ from bench.import_bench import (
     other_imports_running,
     run_measured,
     say,
+    shown,
 )
 from tests.support.synthetic import _SYLLABLES, _WORDS
 
@@ -727,7 +729,7 @@ def files_prepare(
         cached = json.loads(summary.read_text())
         cached["files"] = {k: SourceFile(**v) for k, v in cached["files"].items()}
         return SourceFiles(**cached)
-    say(f"generating {records:,} records per source into {folder.relative_to(REPO_ROOT)} ...")
+    say(f"generating {records:,} records per source into {shown(folder)} ...")
     started = time.perf_counter()
     staging = folder.with_name(folder.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
@@ -744,7 +746,7 @@ def files_prepare(
         paths = [p for p in (staging / source).rglob("*") if p.is_file()]
         files[source] = SourceFile(
             source=source,
-            path=str((folder / source).relative_to(REPO_ROOT)),
+            path=shown(folder / source),
             files=len(paths),
             records=records,
             work_records=work_counts[source],
@@ -752,7 +754,7 @@ def files_prepare(
             bytes=sum(p.stat().st_size for p in paths),
         )
     prepared = SourceFiles(
-        folder=str(folder.relative_to(REPO_ROOT)),
+        folder=shown(folder),
         records=records,
         seed=seed,
         page=page,
@@ -971,7 +973,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=14,
         help="Redis database for the imports' cache and task queue (default 14)",
     )
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
+    if options.smoke:
+        smoke.apply(
+            parser,
+            options,
+            records=smoke.WORKS,
+            page=100,
+            bib_per_file=100,
+            database=smoke.default_database("sources"),
+        )
+        smoke.begin(options.database, redis_db=options.redis_db)
     chosen = [s.strip() for s in options.sources.split(",") if s.strip()]
     if unknown := set(chosen) - set(SOURCES):
         parser.error(f"unknown sources: {', '.join(sorted(unknown))}")
@@ -1072,7 +1085,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     report_print(report)
     (DATA_DIR / "sources-report.json").write_text(json.dumps(asdict(report), indent=2) + "\n")
-    say("\nwritten to bench-data/sources-report.json")
+    say(f"\nwritten to {shown(DATA_DIR / 'sources-report.json')}")
     return 0
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import psycopg
 
+from bench import smoke
 from bench.import_bench import (
     BOOKKEEPING_TABLES,
     DATA_TABLES,
@@ -54,6 +55,7 @@ from bench.import_bench import (
     other_imports_running,
     other_work_share,
     say,
+    shown,
     table_counts,
     truncate,
 )
@@ -469,14 +471,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--chunk-lines", type=int, default=10_000, help="lines per chunk")
     parser.add_argument("--database", default="bzpeer_bench_workers")
     parser.add_argument("--redis-db", type=int, default=12)
+    smoke.add_argument(parser)
     options = parser.parse_args(argv)
+    if options.smoke:
+        # Chunks of 100 lines: the run still fans out to several chunks and follow-up tasks.
+        smoke.apply(
+            parser,
+            options,
+            works=smoke.WORKS,
+            processes="1",
+            chunk_lines=100,
+            database=smoke.default_database("worker_import"),
+        )
+        smoke.begin(options.database, redis_db=options.redis_db)
     authors = options.authors or max(1, options.works // 2)
 
     url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
     env["IMPORT_CHUNK_LINES"] = str(options.chunk_lines)
-    subprocess.run(
-        ["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], check=False, capture_output=True
-    )
+    if options.smoke:  # the Redis database may hold a parallel run's queues
+        smoke.redis_keys_delete(env["REDIS_URL"], options.database)
+    else:
+        subprocess.run(
+            ["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], check=False, capture_output=True
+        )
     corpus = corpus_prepare(
         works=options.works, authors=authors, seed=options.seed, files=1, gzipped=False
     )
@@ -537,7 +554,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (work_dir / "worker-import-report.json").write_text(
         json.dumps(report, indent=2, default=str) + "\n"
     )
-    say(f"\nwritten to {(work_dir / 'worker-import-report.json').relative_to(REPO_ROOT)}")
+    say(f"\nwritten to {shown(work_dir / 'worker-import-report.json')}")
     return 0
 
 

@@ -92,7 +92,9 @@ def corpus_build(researchers: int, seed: int) -> Corpus:
     np.fill_diagonal(similarity, -np.inf)
     # Careers start over the years (a fifth before the corpus does): a newcomer has few
     # coauthors yet, only their first works to go by.
-    start_year = np.maximum(rng.integers(FIRST_YEAR - 3, LAST_YEAR - 1, size=researchers), FIRST_YEAR)
+    start_year = np.maximum(
+        rng.integers(FIRST_YEAR - 3, LAST_YEAR - 1, size=researchers), FIRST_YEAR
+    )
 
     neighbours: list[set[int]] = [set() for _ in range(researchers)]
     edges: dict[tuple[int, int], dict[int, float]] = {}
@@ -260,9 +262,7 @@ def signals_for(r: int, history: History, common_row: np.ndarray) -> list[Sugges
         rows.append(
             SuggestionSignals(
                 candidate_id=c,
-                meaning=float(cosine[c])
-                if has_embedding and history.embeddings[c].any()
-                else None,
+                meaning=float(cosine[c]) if has_embedding and history.embeddings[c].any() else None,
                 common_coauthors=len(common),
                 common_coauthor_weight=float(common_weight),
                 they_cited_you=history.citations.get((c, r), 0),

@@ -80,8 +80,7 @@ def score_parts(signals: SuggestionSignals) -> dict[str, float]:
         "meaning": WEIGHT_MEANING * meaning,
         "coauthors": WEIGHT_COMMON_COAUTHORS * math.log1p(signals.common_coauthors)
         + WEIGHT_COMMON_WEIGHT * math.log1p(max(signals.common_coauthor_weight, 0.0)),
-        "citations": WEIGHT_CITATIONS
-        * math.log1p(signals.they_cited_you + signals.you_cited_them),
+        "citations": WEIGHT_CITATIONS * math.log1p(signals.they_cited_you + signals.you_cited_them),
         "topics": WEIGHT_TOPICS * min(max(signals.topic_overlap, 0.0), 1.0),
     }
 

@@ -12,39 +12,9 @@ from discovery.selectors.suggestions import suggestions_for
 from discovery.vectors import vector_to_bytes
 from researchers.models import Researcher
 from tests.collaboration.factories import invite
-from tests.factories import AffiliationFactory, InstitutionFactory, TopicFactory
+from tests.factories import AffiliationFactory, InstitutionFactory
 
-from .suggestion_graph import cites, claimed, edges_refreshed, unclaimed, work_by
-
-
-@pytest.fixture
-def alice(verified_person):
-    """alice holds an approved claim here (charlie stays a member without one)."""
-    return verified_person("alice")
-
-
-@pytest.fixture
-def web(alice):
-    """alice's neighbourhood: dave two steps away (through xavier, unclaimed), erin on her
-    topic, frank citing her four times, gina her coauthor, yann unclaimed two steps away."""
-    xavier = unclaimed("Xavier Unclaimed")
-    yann = unclaimed("Yann Unclaimed")
-    dave = claimed("Dave Twostep")
-    erin = claimed("Erin Topical")
-    frank = claimed("Frank Citer")
-    gina = claimed("Gina Coauthor")
-    gnn = TopicFactory(name="Graph neural networks")
-    work_by(alice.record, xavier, year=2015)
-    work_by(xavier, dave.record, year=2016)
-    work_by(xavier, yann, year=2016)
-    work_by(alice.record, gina.record, year=2012)
-    alice_works = [work_by(alice.record, topics=(gnn,)) for _ in range(2)]
-    work_by(erin.record, topics=(gnn,))
-    work_by(erin.record, topics=(gnn,))
-    for _ in range(4):
-        cites(work_by(frank.record), alice_works[0])
-    edges_refreshed(alice.record, xavier, yann, dave.record, gina.record)
-    return {"dave": dave, "erin": erin, "frank": frank, "gina": gina, "yann": yann}
+from .builders import claimed, edges_refreshed, unclaimed, work_by
 
 
 def suggested(user) -> list[str]:

@@ -181,6 +181,7 @@ class History:
 
     adjacency: sparse.csr_matrix  # weights of edges formed before the cut
     neighbours: list[set[int]]
+    weights: list[dict[int, float]]  # the same weights, per researcher
     embeddings: np.ndarray  # researchers x dimensions, unit length (zero: no works)
     topic_shares: np.ndarray  # researchers x topics, each row sums to 1 (or 0)
     citations: dict[tuple[int, int], int]  # (citing researcher, cited researcher) -> count
@@ -222,7 +223,10 @@ def history_before(corpus: Corpus, cut_year: int) -> History:
                     citations[(x, y)] += 1
                     cited_by[x].add(y)
                     cited_by[y].add(x)
-    return History(adjacency, neighbours, embeddings, shares, dict(citations), cited_by)
+    weights_of: list[dict[int, float]] = [{} for _ in range(n)]
+    for a, b, weight in zip(rows, cols, weights, strict=True):
+        weights_of[a][b] = weight
+    return History(adjacency, neighbours, weights_of, embeddings, shares, dict(citations), cited_by)
 
 
 def hidden_pairs(corpus: Corpus, cut_year: int) -> dict[int, set[int]]:
@@ -251,14 +255,13 @@ def signals_for(r: int, history: History, common_row: np.ndarray) -> list[Sugges
     if has_embedding:
         candidates |= {int(c) for c in np.argsort(-cosine, kind="stable")[: NEAREST_CANDIDATES + 1]}
     candidates -= history.neighbours[r] | {r}
-    mine = history.adjacency.getrow(r)
-    weight_to = dict(zip(mine.indices.tolist(), mine.data.tolist(), strict=True))
+    weight_to = history.weights[r]
     rows = []
     for c in sorted(candidates):
         if c >= n:
             continue
         common = history.neighbours[r] & history.neighbours[c]
-        common_weight = sum(min(weight_to[x], history.adjacency[x, c]) for x in common)
+        common_weight = sum(min(weight_to[x], history.weights[x][c]) for x in common)
         rows.append(
             SuggestionSignals(
                 candidate_id=c,

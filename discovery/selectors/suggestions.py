@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from django.contrib.auth.models import AnonymousUser
@@ -195,11 +196,11 @@ class SuggestionsFor:
     messaging_suspended: bool = False
 
 
-def _nearest_by_meaning(params: dict[str, object]) -> dict[int, float]:
+def _nearest_by_meaning(*, record_id: int, user_id: int) -> dict[int, float]:
     """The cosine of R's embedding with each reachable researcher's that has one of the same
     model, for the nearest NEAREST_CANDIDATES (empty when R has none). One query."""
     mine = (
-        ResearcherEmbedding.objects.filter(researcher_id=params["record"])
+        ResearcherEmbedding.objects.filter(researcher_id=record_id)
         .values_list("vector", flat=True)
         .first()
     )
@@ -207,7 +208,7 @@ def _nearest_by_meaning(params: dict[str, object]) -> dict[int, float]:
         return {}
     mine_vector = vector_from_bytes(mine)
     with connection.cursor() as cursor:
-        cursor.execute(_EMBEDDINGS_SQL, params)
+        cursor.execute(_EMBEDDINGS_SQL, {"record": record_id, "user": user_id})
         rows = cursor.fetchall()
     if not rows:
         return {}
@@ -221,7 +222,7 @@ def suggestion_signals(
     *, record_id: int, user_id: int, nearest: dict[int, float]
 ) -> list[SuggestionSignals]:
     """The signal rows of every candidate of R (see the module's docstring). One statement."""
-    params = {
+    params: dict[str, Any] = {
         "record": record_id,
         "user": user_id,
         "topics_compared": TOPICS_COMPARED,
@@ -298,11 +299,11 @@ def suggestions_for(
     if messaging_suspended(user.pk):
         return SuggestionsFor(record=record, messaging_suspended=True)
     now = now or timezone.now()
-    nearest = _nearest_by_meaning({"record": record.pk, "user": user.pk})
+    nearest = _nearest_by_meaning(record_id=record.pk, user_id=user.pk)
     signals = suggestion_signals(record_id=record.pk, user_id=user.pk, nearest=nearest)
     ranked = suggestions_ranked(signals, limit=SHORT_LIST_SIZE)
     by_id = {s.candidate_id: s for s in ranked}
-    suggestions = []
+    suggestions: list[Suggestion] = []
     for researcher in _without_conflicts(record, ranked):
         if len(suggestions) == limit:
             break

@@ -19,9 +19,10 @@ by R, the strongest in R's topics and the nearest by embedding. Excluded, all he
   (suspended, accepting nobody, or coauthors only: a candidate is never a coauthor), so the
   short list is rarely cut.
 
-Queries: the record (1), the embeddings (1), the signals (1), the short list's records (1),
-the COI rule (up to 3), then invite_refusal's few per candidate kept, up to `limit` candidates
-plus those it refuses (at most SHORT_LIST_SIZE). None of it grows with the corpus.
+Queries: the record and the sender's suspension (2), the embeddings (up to 2), the signals
+(1), the short list's records with R's (1), the COI rule (up to 3), then invite_refusal's four
+per candidate, until `limit` pass (those it refuses cost theirs too; at most SHORT_LIST_SIZE).
+None of it grows with the corpus.
 """
 
 from __future__ import annotations
@@ -270,11 +271,13 @@ def _without_conflicts(record: Researcher, ranked: list[RankedSuggestion]) -> li
         "merged_into",
         "last_known_institution",
         "verification_level",
-    ).in_bulk([s.candidate_id for s in ranked])
+    ).in_bulk([record.pk, *(s.candidate_id for s in ranked)])
     kept = [by_id[s.candidate_id] for s in ranked if s.candidate_id in by_id]
     if not kept:
         return []
-    report = conflicts_of_interest([record, *kept])
+    # R comes in the same query, with the institution the COI rule reads (the record from
+    # verified_record_of defers it).
+    report = conflicts_of_interest([by_id.get(record.pk, record), *kept])
     conflicted = set()
     for conflict in report["conflicts"]:
         ids = {int(ref["id"].removeprefix("r:")) for ref in conflict["researchers"]}

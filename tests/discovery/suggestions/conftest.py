@@ -3,8 +3,11 @@ member without one; bob is made verified where a test needs him), and her neighb
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from discovery.models import ResearcherEmbedding
+from discovery.vectors import vector_to_bytes
 from researchers.models import Researcher
 from tests.factories import TopicFactory
 from tests.support.people import client_for
@@ -48,11 +51,23 @@ def alice_client(alice):
 
 
 @pytest.fixture
-def larger(web):
-    """Thirty more claimants two steps from alice, through xavier: more than a page holds."""
+def larger(alice, web):
+    """Thirty more claimants two steps from alice, through xavier: more than a page holds; they
+    and alice have embeddings, so the closeness in meaning is read too."""
     xavier = Researcher.objects.get(display_name="Xavier Unclaimed")
     records = [claimed(f"Many Person{i}").record for i in range(30)]
     for record in records:
         work_by(xavier, record, year=2017)
     edges_refreshed(xavier, *records)
+    rng = np.random.default_rng(1)
+    ResearcherEmbedding.objects.bulk_create(
+        ResearcherEmbedding(
+            researcher=record,
+            model_name="test-model",
+            works_count=1,
+            dimensions=8,
+            vector=vector_to_bytes(rng.normal(size=8)),
+        )
+        for record in [alice.record, *records]
+    )
     return records

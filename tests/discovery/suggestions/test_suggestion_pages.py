@@ -13,7 +13,7 @@ from .builders import claimed, edges_refreshed, unclaimed, work_by
 
 PAGE = reverse("discovery:suggestions")
 PANEL = reverse("discovery:suggestions-panel")
-# The session and user (2), the record and suspension (2), embeddings (1), signals (1), the
+# The user (1), the record and suspension (2), embeddings (2), signals (1), the
 # short list's records (1), graph's COI rule (3), and invite_refusal's four per suggestion.
 PAGE_QUERIES = 10 + 4 * 20
 PANEL_QUERIES = 10 + 4 * 5

@@ -14,15 +14,16 @@ by R, the strongest in R's topics and the nearest by embedding. Excluded, all he
   or was accepted (they are in touch already);
 - a conflict of interest with R (graph's rule, `graph.selectors.coi.conflicts_of_interest`,
   run on the short list);
-- anyone `collaboration.selectors.access.invite_refusal` refuses (the one invitation rule: the
-  short list goes through it). The SQL drops beforehand who that rule would refuse for sure
-  (suspended, accepting nobody, or coauthors only: a candidate is never a coauthor), so the
-  short list is rarely cut.
+- anyone `collaboration.selectors.access.invite_refusals` refuses (the one invitation rule,
+  set-based: the whole short list goes through it at once). The SQL drops beforehand who that
+  rule would refuse for sure (suspended, accepting nobody, or coauthors only: a candidate is
+  never a coauthor), so the short list is rarely cut.
 
-Queries: the record and the sender's suspension (2), the embeddings (up to 2), the signals
-(1), the short list's records with R's (1), the COI rule (up to 3), then invite_refusal's four
-per candidate, until `limit` pass (those it refuses cost theirs too; at most SHORT_LIST_SIZE).
-None of it grows with the corpus.
+Queries, a fixed number whatever the corpus and however many are suggested: the record and
+the sender's suspension (2), the embeddings with R's own (1), the signals (1), the short list's
+records with R's (1), the COI rule (2, a third when a last known institution has no current
+affiliation row), the invitation rule (4). 11 in all; 5 when the signals find nobody (no COI
+rule and no invitation rule on an empty list).
 """
 
 from __future__ import annotations
@@ -38,8 +39,11 @@ from django.utils import timezone
 
 from bzpeer.users.models import User
 from claims.models import Claim, ClaimStatus
-from collaboration.selectors.access import invite_refusal, messaging_suspended, verified_record_of
-from discovery.models import ResearcherEmbedding
+from collaboration.selectors.access import (
+    invite_refusals,
+    messaging_suspended,
+    verified_record_of,
+)
 from discovery.suggestion_ranking import (
     SUGGESTIONS_LIMIT,
     RankedSuggestion,
@@ -55,7 +59,7 @@ from researchers.models import Researcher
 TOPICS_COMPARED = 20
 TOPIC_CANDIDATES = 200
 NEAREST_CANDIDATES = 50
-# The ranked list cut before the COI rule and invite_refusal (COI takes at most 50 records).
+# The ranked list cut before the COI rule and invite_refusals (COI takes at most 50 records).
 SHORT_LIST_SIZE = COI_MAX_RESEARCHERS - 1
 PANEL_LIMIT = 5
 
@@ -87,8 +91,9 @@ WITH {_REACHABLE_SQL},
 mine AS (SELECT model_name, dimensions FROM discovery_researcherembedding
          WHERE researcher_id = %(record)s)
 SELECT e.researcher_id, e.vector
-FROM discovery_researcherembedding e JOIN reachable ON reachable.id = e.researcher_id
+FROM discovery_researcherembedding e
 JOIN mine ON mine.model_name = e.model_name AND mine.dimensions = e.dimensions
+WHERE e.researcher_id = %(record)s OR e.researcher_id IN (SELECT id FROM reachable)
 """
 
 _SIGNALS_SQL = f"""
@@ -199,22 +204,20 @@ class SuggestionsFor:
 
 def _nearest_by_meaning(*, record_id: int, user_id: int) -> dict[int, float]:
     """The cosine of R's embedding with each reachable researcher's that has one of the same
-    model, for the nearest NEAREST_CANDIDATES (empty when R has none). One query."""
-    mine = (
-        ResearcherEmbedding.objects.filter(researcher_id=record_id)
-        .values_list("vector", flat=True)
-        .first()
-    )
-    if mine is None:
-        return {}
-    mine_vector = vector_from_bytes(mine)
+    model, for the nearest NEAREST_CANDIDATES (empty when R has none). One query: R's own
+    vector comes with the others."""
     with connection.cursor() as cursor:
         cursor.execute(_EMBEDDINGS_SQL, {"record": record_id, "user": user_id})
         rows = cursor.fetchall()
-    if not rows:
+    mine = next((vector for researcher_id, vector in rows if researcher_id == record_id), None)
+    others = [
+        (researcher_id, vector) for researcher_id, vector in rows if researcher_id != record_id
+    ]
+    if mine is None or not others:
         return {}
-    ids = np.array([row[0] for row in rows])
-    cosines = vectors_from_bytes([row[1] for row in rows], len(mine_vector)) @ mine_vector
+    mine_vector = vector_from_bytes(mine)
+    ids = np.array([researcher_id for researcher_id, _ in others])
+    cosines = vectors_from_bytes([vector for _, vector in others], len(mine_vector)) @ mine_vector
     order = np.argsort(-cosines, kind="stable")[:NEAREST_CANDIDATES]
     return {int(ids[i]): float(cosines[i]) for i in order}
 
@@ -306,21 +309,17 @@ def suggestions_for(
     signals = suggestion_signals(record_id=record.pk, user_id=user.pk, nearest=nearest)
     ranked = suggestions_ranked(signals, limit=SHORT_LIST_SIZE)
     by_id = {s.candidate_id: s for s in ranked}
-    suggestions: list[Suggestion] = []
-    for researcher in _without_conflicts(record, ranked):
-        if len(suggestions) == limit:
-            break
-        refusal = invite_refusal(
-            sender=user, sender_record=record, recipient_researcher=researcher, now=now
+    short_list = _without_conflicts(record, ranked)
+    # The one invitation rule, for the whole short list at once (a fixed number of queries).
+    refusals = invite_refusals(sender=user, sender_record=record, recipients=short_list, now=now)
+    suggestions = [
+        Suggestion(
+            researcher=researcher,
+            score=by_id[researcher.pk].score,
+            reason=by_id[researcher.pk].reason,
+            signals=by_id[researcher.pk].signals,
         )
-        if refusal is None:
-            ranked_one = by_id[researcher.pk]
-            suggestions.append(
-                Suggestion(
-                    researcher=researcher,
-                    score=ranked_one.score,
-                    reason=ranked_one.reason,
-                    signals=ranked_one.signals,
-                )
-            )
+        for researcher in short_list
+        if refusals[researcher.pk] is None
+    ][:limit]
     return SuggestionsFor(record=record, suggestions=suggestions)

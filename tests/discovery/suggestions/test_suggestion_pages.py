@@ -146,3 +146,11 @@ def test_the_panel_runs_the_same_queries_for_one_suggestion_and_five(
         response = alice_client.get(PANEL, headers={"HX-Request": "true"})
     assert response.status_code == 200
     assert response.content.decode().count("data-researcher=") == min(SIZES[size], 5)
+
+
+def test_the_account_page_links_the_suggestions_for_an_approved_claim_only(
+    alice_client, charlie_client
+):
+    # The page lists the claims already: the link costs no query.
+    assert f'href="{PAGE}"' in alice_client.get(reverse("claims:account")).content.decode()
+    assert f'href="{PAGE}"' not in charlie_client.get(reverse("claims:account")).content.decode()

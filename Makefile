@@ -79,6 +79,7 @@ bench: migrate
 	$(PY) -m bench.feed_bench --works 1000000 --users 200000 --background-follows 23
 	$(PY) -m bench.digest_bench --works 1000000 --users 200000 --follows 23
 	$(PY) -m bench.ops_bench
+	$(PY) -m bench.suggestions_eval --researchers 3000
 
 # A bounded soak (scripts/soak.py): gunicorn with the production settings and a Celery worker on
 # loopback, a rotating set of pages and API calls, anonymous and signed in, for SOAK_SECONDS

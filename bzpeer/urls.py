@@ -47,4 +47,5 @@ urlpatterns = [
     path("", include("claims.urls")),
     path("", include("collaboration.urls")),
     path("", include("ingest.urls")),
+    path("", include("discovery.urls")),
 ]

@@ -20,6 +20,7 @@ from .access import (
     UNAVAILABLE,
     blocked_between,
     invite_refusal,
+    invite_refusals,
     verified_record_of,
 )
 from .export import account_data, account_export_latest
@@ -73,6 +74,7 @@ __all__ = [
     "invitation_for",
     "invitations_for",
     "invite_refusal",
+    "invite_refusals",
     "message_for",
     "unread_badge_count",
     "verified_record_of",

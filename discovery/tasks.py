@@ -1,0 +1,23 @@
+"""Celery tasks of discovery: thin wrappers around discovery.services."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from .services import embeddings
+
+
+# A range is RANGE_SIZE works at most: a couple of minutes on two cores; the limit keeps a stuck
+# one from holding a worker. Idempotent (only stale works are embedded), so a lost one is simply
+# found again by the next sweep.
+@shared_task(acks_late=True, time_limit=20 * 60)
+def work_embeddings_compute_range(first_id: int, last_id: int) -> int:
+    return embeddings.work_embeddings_compute_range(
+        first_id=first_id, last_id=last_id
+    ).works_embedded
+
+
+# One statement over the works, then a task per range of ids holding stale works.
+@shared_task(acks_late=True, time_limit=10 * 60)
+def work_embeddings_sweep() -> int:
+    return embeddings.work_embeddings_sweep()

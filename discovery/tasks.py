@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .services import embeddings
+from .services import embeddings, index
 
 
 # A range is RANGE_SIZE works at most: a couple of minutes on two cores; the limit keeps a stuck
@@ -21,3 +21,11 @@ def work_embeddings_compute_range(first_id: int, last_id: int) -> int:
 @shared_task(acks_late=True, time_limit=10 * 60)
 def work_embeddings_sweep() -> int:
     return embeddings.work_embeddings_sweep()
+
+
+# Reads every current vector and writes a new index (a minute or two at a million works); a
+# no-op when the embeddings have not changed since the current index.
+@shared_task(acks_late=True, time_limit=60 * 60)
+def work_index_refresh() -> int:
+    build = index.work_index_refresh()
+    return build.works if build else 0

@@ -252,11 +252,15 @@ def work_embeddings_sweep_on_commit() -> None:
     task_enqueue_on_commit(SWEEP_TASK)
 
 
-def work_embeddings_compute_all(*, range_size: int = RANGE_SIZE) -> RangeResult:
+def work_embeddings_compute_all(
+    *,
+    range_size: int = RANGE_SIZE,
+    embed: Callable[[list[str]], np.ndarray] = _texts_embedded,
+) -> RangeResult:
     """Every stale work embedded in this process (the command and tests; workers use ranges)."""
     works = researchers = 0
     for first_id, last_id, _count in work_embeddings_stale_ranges(range_size=range_size):
-        result = work_embeddings_compute_range(first_id=first_id, last_id=last_id)
+        result = work_embeddings_compute_range(first_id=first_id, last_id=last_id, embed=embed)
         works += result.works_embedded
         researchers += result.researchers_embedded
     return RangeResult(works_embedded=works, researchers_embedded=researchers)

@@ -13,8 +13,8 @@ from discovery.services.embeddings import (
     work_embeddings_stale_ranges,
 )
 from discovery.vectors import vector_from_bytes
-from tests.discovery.conftest import CHEMCROW_ARTICLE, CHEMCROW_PREPRINT
 from tests.factories import AuthorshipFactory, ResearcherFactory
+from tests.support.discovery import CHEMCROW_ARTICLE, CHEMCROW_PREPRINT
 
 pytestmark = pytest.mark.django_db
 

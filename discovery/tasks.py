@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .services import embeddings, index
+from .services import embeddings, index, similar
 
 
 # A range is RANGE_SIZE works at most: a couple of minutes on two cores; the limit keeps a stuck
@@ -29,3 +29,10 @@ def work_embeddings_sweep() -> int:
 def work_index_refresh() -> int:
     build = index.work_index_refresh()
     return build.works if build else 0
+
+
+# Every researcher's similar researchers from scratch (minutes at a million works); each batch
+# commits on its own, so a stopped run leaves complete lists, and the next run replaces them.
+@shared_task(acks_late=True, time_limit=2 * 60 * 60)
+def similar_researchers_compute() -> int:
+    return similar.similar_researchers_compute().rows

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
 
-from . import views
+from . import similar_views, views
 from .sitemaps import SITEMAPS
 
 # Work and topic pages keep the URL names they have always had (publications:work-detail,
@@ -25,6 +25,11 @@ urlpatterns = [
     path("researchers/<slug:slug>/", views.researcher_profile, name="researcher-profile"),
     path("researchers/<slug:slug>/cv/", views.researcher_cv, name="researcher-cv"),
     path("researchers/<slug:slug>/novelty/", views.researcher_novelty, name="researcher-novelty"),
+    path(
+        "researchers/<slug:slug>/similar/",
+        similar_views.researcher_similar_panel,
+        name="researcher-similar",
+    ),
     path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
     path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),
     path("institutions/<int:pk>/follow/", views.institution_follow, name="institution-follow"),

@@ -1,8 +1,8 @@
 """The works nearest a vector or a text, through the index files discovery.services.index
 writes, memory-mapped read-only (one copy per machine, shared by every web process).
 
-The opened index is kept per process and reopened when the manifest's mtime changes (one stat
-call a query). A process that never searches by meaning never opens it, nor loads the model.
+The opened index is kept per process and reopened when the manifest's mtime or inode changes
+(one stat call a query). A process that never searches by meaning never opens it, nor loads the model.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class Neighbour:
 
 @dataclass
 class _Opened:
-    mtime_ns: int
+    mtime_ns: tuple[int, int]
     manifest: dict[str, Any]
     ids: np.ndarray | None = None
     vectors: np.ndarray | None = None
@@ -44,7 +44,7 @@ class IndexMissing(LookupError):
     """No index was built yet (the task has not run since the works were embedded)."""
 
 
-def _open(directory: Path, mtime_ns: int) -> _Opened:
+def _open(directory: Path, mtime_ns: tuple[int, int]) -> _Opened:
     manifest = json.loads((directory / MANIFEST).read_text())
     opened = _Opened(mtime_ns=mtime_ns, manifest=manifest)
     if manifest["kind"] == "exact":
@@ -62,9 +62,11 @@ def _current() -> _Opened:
     global _opened
     directory = Path(settings.DISCOVERY_INDEX_DIR)
     try:
-        mtime_ns = (directory / MANIFEST).stat().st_mtime_ns
+        status = (directory / MANIFEST).stat()
     except FileNotFoundError:
         raise IndexMissing("the index of works by meaning has not been built yet") from None
+    # The inode too: a manifest replaced within the clock's granularity keeps its mtime.
+    mtime_ns = (status.st_mtime_ns, status.st_ino)
     opened = _opened
     if opened is None or opened.mtime_ns != mtime_ns:
         with _lock:

@@ -55,11 +55,14 @@ def index_dir() -> Path:
 
 
 def _embeddings_state(model: str) -> tuple[int, str]:
-    """How many vectors of the model there are and when the newest was written: a build is due
-    when either differs from the manifest's."""
+    """How many vectors of the model there are, when the newest was written and what their
+    texts were: a build is due when any differs from the manifest's."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*), coalesce(max(embedded_at)::text, '') "
+            # The texts' hashes summed: a re-embedded text changes the sum even when its
+            # transaction's now() equals the newest embedded_at already counted.
+            "SELECT count(*), coalesce(max(embedded_at)::text, '') || ':' "
+            "|| coalesce(sum(text_hash::numeric)::text, '') "
             "FROM discovery_workembedding WHERE model_name = %s",
             [model],
         )

@@ -93,7 +93,7 @@ def works_nearest_vector(vector: np.ndarray, *, limit: int) -> list[Neighbour]:
     assert opened.ids is not None and opened.vectors is not None
     if not len(opened.ids):
         return []
-    scores = np.asarray(opened.vectors @ query.astype(np.float16), dtype=np.float32)
+    scores = np.asarray(opened.vectors @ query, dtype=np.float32)
     take = min(limit, len(scores))
     best = np.argpartition(-scores, take - 1)[:take]
     best = best[np.argsort(-scores[best], kind="stable")]

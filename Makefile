@@ -71,6 +71,7 @@ bench: migrate
 	$(PY) -m bench.sources_bench --records 100000
 	$(PY) -m bench.worker_import_bench --works $(BENCH_WORKS)
 	$(PY) -m bench.search_bench
+	$(PY) -m bench.embedding_bench --texts 1000 --agreement 1000
 	$(PY) -m bench.graph_bench
 	$(PY) -m bench.related_bench --works $(BENCH_WORKS)
 	$(PY) -m bench.pages_bench

@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("claims.api_urls")),
     path("", include("collaboration.api_urls")),
     path("", include("feed.api_urls")),
+    path("", include("search.api_urls")),
     # Last: anything above did not match. [\s\S], not ".": a path may hold a newline (%0A).
     re_path(r"^(?P<unmatched_path>[\s\S]*/)$", api_not_found),
 ]

@@ -55,6 +55,57 @@ class ResearcherEmbedding(models.Model):
         return f"embedding of researcher {self.researcher_id} ({self.model_name})"
 
 
+class SimilarResearcher(models.Model):
+    """One of a researcher's nearest researchers in meaning (their embeddings' cosine), with the
+    reason shown on the profile: a topic both write about and the closest pair of their works.
+    Precomputed in batches (discovery.services.similar); the profile's panel reads one row set."""
+
+    researcher = models.ForeignKey(
+        "researchers.Researcher",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="similar_researchers",
+    )
+    similar = models.ForeignKey(
+        "researchers.Researcher",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+    )
+    rank = models.PositiveSmallIntegerField()  # 1 is the closest
+    score = models.FloatField()  # cosine of the two researchers' embeddings
+    # The finest topic both have works in, the most of them (empty: none in common).
+    shared_topic_name = models.CharField(max_length=500, blank=True)
+    # The closest pair of works, one of each (never one work they share).
+    researcher_work = models.ForeignKey(
+        "publications.Work",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+        null=True,
+    )
+    similar_work = models.ForeignKey(
+        "publications.Work",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+        null=True,
+    )
+    model_name = models.CharField(max_length=200)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["researcher", "rank"], name="similar_researcher_rank"),
+            models.UniqueConstraint(
+                fields=["researcher", "similar"], name="similar_researcher_pair"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.similar_id} is close to {self.researcher_id} (#{self.rank})"
+
+
 # The AI Score's models (issue 26, item 5) live beside these.
 from .models_ai_score import (  # noqa: E402
     AiScoreModel,
@@ -67,6 +118,7 @@ __all__ = [
     "AiScoreModel",
     "ResearcherAiScore",
     "ResearcherEmbedding",
+    "SimilarResearcher",
     "WorkAiForecast",
     "WorkEmbedding",
     "ai_score_label",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
 
-from . import views
+from . import similar_views, views
 from .sitemaps import SITEMAPS
 
 # Work and topic pages keep the URL names they have always had (publications:work-detail,
@@ -27,6 +27,11 @@ urlpatterns = [
     path("researchers/<slug:slug>/novelty/", views.researcher_novelty, name="researcher-novelty"),
     path(
         "researchers/<slug:slug>/ai-score/", views.researcher_ai_score, name="researcher-ai-score"
+    ),
+    path(
+        "researchers/<slug:slug>/similar/",
+        similar_views.researcher_similar_panel,
+        name="researcher-similar",
     ),
     path("researchers/<slug:slug>/follow/", views.researcher_follow, name="researcher-follow"),
     path("institutions/<int:pk>/", views.institution_detail, name="institution-detail"),

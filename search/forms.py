@@ -23,6 +23,10 @@ TAB_LABELS = {
 MAX_PAGE = WORK_CANDIDATE_LIMIT // SEARCH_PAGE_SIZE + 1_000
 
 
+# The works tab's modes: full-text only, or fused with the nearest works by meaning.
+SEARCH_MODES = {"words": "Words", "meaning": "By meaning"}
+
+
 class SearchForm(forms.Form):
     q = forms.CharField(
         required=False,
@@ -32,6 +36,11 @@ class SearchForm(forms.Form):
     )
     tab = forms.ChoiceField(required=False, choices=[(kind, kind) for kind in TAB_LABELS])
     page = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
+    mode = forms.ChoiceField(
+        required=False,
+        choices=list(SEARCH_MODES.items()),
+        error_messages={"invalid_choice": "Search mode must be “words” or “meaning”."},
+    )
 
 
 class ResearcherFilterForm(forms.Form):

@@ -18,6 +18,7 @@ from researchers.names import normalize_name
 
 from .forms import FILTER_FORMS, TAB_LABELS, SearchForm
 from .selectors.counts import SEARCH_KINDS, search_counts
+from .selectors.meaning import work_search_by_meaning
 from .selectors.researchers import researcher_institution_facets, researcher_search
 from .selectors.results import MAX_QUERY_LENGTH
 from .selectors.suggestions import SUGGESTION_MIN_LENGTH, researcher_suggestions
@@ -35,7 +36,9 @@ def _valid_data(form: forms.Form) -> forms.Form:
     return form
 
 
-def _tab_results(tab: str, query: str, filter_form: Any, page: int) -> dict[str, Any]:
+def _tab_results(
+    tab: str, query: str, filter_form: Any, page: int, *, by_meaning: bool = False
+) -> dict[str, Any]:
     filters = filter_form.to_filters()
     if tab == "researchers":
         return {
@@ -43,8 +46,18 @@ def _tab_results(tab: str, query: str, filter_form: Any, page: int) -> dict[str,
             "institution_facets": researcher_institution_facets(query=query, filters=filters),
         }
     if tab == "works":
+        if by_meaning:
+            found = work_search_by_meaning(query=query, filters=filters, page=page)
+            works_page: Any = found.page
+            meaning_available = found.meaning_available
+        else:
+            works_page, meaning_available = (
+                work_search(query=query, filters=filters, page=page),
+                True,
+            )
         return {
-            "results": work_search(query=query, filters=filters, page=page),
+            "results": works_page,
+            "meaning_available": meaning_available,
             "topic_facets": work_topic_facets(query=query, filters=filters),
             "type_facets": work_type_facets(query=query, filters=filters),
         }
@@ -70,18 +83,27 @@ def _page_url(request: HttpRequest, page: int) -> str:
 def search(request: HttpRequest) -> HttpResponse:
     form = _valid_data(SearchForm(request.GET))
     query = form.cleaned_data.get("q", "") if "q" not in form.errors else ""
+    mode = form.cleaned_data.get("mode") or "words"
     context: dict[str, Any] = {
         "form": form,
         "search_query": request.GET.get("q", "")[:MAX_QUERY_LENGTH],
         "query": query,
         "tab_labels": TAB_LABELS,
+        "mode": mode,
+        "by_meaning": mode == "meaning",
     }
+    if "mode" in form.errors:
+        # A mode the page does not know: say so rather than guess which results were meant.
+        return render(request, "search/search.html", {**context, "query": ""}, status=400)
     if not query:
         return render(request, "search/search.html", context)
 
     counts = search_counts(query)
-    tab = form.cleaned_data.get("tab") or next(
-        (kind for kind in SEARCH_KINDS if counts[kind].count), "researchers"
+    # By meaning is a mode of the works tab: the words' counts may say nothing of its results.
+    tab = form.cleaned_data.get("tab") or (
+        "works"
+        if mode == "meaning"
+        else next((kind for kind in SEARCH_KINDS if counts[kind].count), "researchers")
     )
     filter_form = _valid_data(FILTER_FORMS[tab](request.GET))
     page = form.cleaned_data.get("page") or 1
@@ -90,12 +112,14 @@ def search(request: HttpRequest) -> HttpResponse:
             "kind": kind,
             "label": label,
             "count": counts[kind],
-            "url": _query_string({"q": query, "tab": kind}),
+            "url": _query_string(
+                {"q": query, "tab": kind, "mode": mode if mode != "words" else ""}
+            ),
             "current": kind == tab,
         }
         for kind, label in TAB_LABELS.items()
     ]
-    results = _tab_results(tab, query, filter_form, page)
+    results = _tab_results(tab, query, filter_form, page, by_meaning=mode == "meaning")
     current_page = results["results"]
     context.update(
         tab=tab,
@@ -105,7 +129,9 @@ def search(request: HttpRequest) -> HttpResponse:
         other_tabs=[t for t in tabs if not t["current"] and t["count"].count],
         filter_form=filter_form,
         filtered=any(filter_form.cleaned_data.get(name) for name in filter_form.fields),
-        clear_filters_url=_query_string({"q": query, "tab": tab}),
+        clear_filters_url=_query_string(
+            {"q": query, "tab": tab, "mode": mode if mode != "words" else ""}
+        ),
         first_page_url=_page_url(request, 1),
         previous_page_url=_page_url(request, current_page.number - 1),
         next_page_url=_page_url(request, current_page.number + 1),

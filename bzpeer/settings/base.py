@@ -470,6 +470,27 @@ CELERY_BEAT_SCHEDULE["related-works-compute-all"] = {
     "options": {"queue": GRAPH_QUEUE},
 }
 
+# Discovery by meaning (docs/discovery.md): the nearest-neighbour index of the works'
+# embeddings is a file here, written by a task and memory-mapped read-only by the web processes.
+DISCOVERY_INDEX_DIR = env.path("DISCOVERY_INDEX_DIR", default=BASE_DIR / "var" / "discovery")
+# Works whose embedding is missing, stale (a changed title or abstract) or from another model:
+# embedded by ranges of ids on the workers, so a model change re-embeds in the background and a
+# lost message only waits for the next sweep. The import's follow-up queues the same sweep.
+CELERY_BEAT_SCHEDULE["discovery-work-embeddings-sweep"] = {
+    "task": "discovery.tasks.work_embeddings_sweep",
+    "schedule": 15 * 60,
+}
+# The index rebuilt when the embeddings changed since the last build (a cheap check otherwise);
+# the similar researchers recomputed from the researchers' embeddings once a day.
+CELERY_BEAT_SCHEDULE["discovery-work-index-refresh"] = {
+    "task": "discovery.tasks.work_index_refresh",
+    "schedule": 30 * 60,
+}
+CELERY_BEAT_SCHEDULE["discovery-similar-researchers"] = {
+    "task": "discovery.tasks.similar_researchers_compute",
+    "schedule": crontab(hour=2, minute=30),
+}
+
 # Every line names its request or Celery task (bzpeer.request_context); LOG_FORMAT=json writes
 # one JSON object per line for a log collector.
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")

@@ -1,0 +1,1 @@
+"""Discovery's reads: nearest works by meaning, similar researchers."""

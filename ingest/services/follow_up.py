@@ -1,5 +1,5 @@
 """What an import changes beyond its own rows: the metrics and trust scores of the researchers
-whose works changed, their coauthor edges and their cached pages.
+whose works changed, their coauthor edges and their cached pages, and the works' embeddings.
 
 A small import (an API query, a fetched ORCID record, a merge) follows its researchers up in
 its own transaction (researchers_follow_up). A run of chunks does not: a prolific author is in
@@ -27,6 +27,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from claims.trust import researchers_trust_refresh
+from discovery.services.embeddings import work_embeddings_sweep_on_commit
 from graph.services import coauthor_edges_schedule, researcher_metrics_refresh
 from ingest.models import ImportRun
 from researchers.services import researcher_pages_invalidate
@@ -45,6 +46,9 @@ def researchers_follow_up(*, researcher_ids: Collection[int]) -> None:
     coauthor_edges_schedule(researcher_ids=researcher_ids)
     # Their cached profile pages list these works: drop them once the batch is visible.
     transaction.on_commit(partial(researcher_pages_invalidate, researcher_ids=researcher_ids))
+    # The works' embeddings (and so these researchers'): a sweep of the works whose text changed
+    # or that have none, once this commits (discovery; beat sweeps too, should it be lost).
+    work_embeddings_sweep_on_commit()
 
 
 def researchers_follow_up_defer(*, researcher_ids: Collection[int]) -> None:

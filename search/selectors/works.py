@@ -53,6 +53,8 @@ class WorkHit:
     title_html: SafeString
     snippet_html: SafeString
     authorships: list[Authorship] = field(default_factory=list)
+    # In the by-meaning mode: "words", "meaning" or both (search.selectors.meaning).
+    matched_by: tuple[str, ...] = ()
 
     @property
     def more_authors_count(self) -> int:
@@ -64,9 +66,9 @@ def _work_search_query(query: str) -> SearchQuery:
     return SearchQuery(query[:MAX_QUERY_LENGTH], search_type="websearch", config=TEXT_SEARCH_CONFIG)
 
 
-def works_matching(query: str, filters: WorkFilters, *, with_topic: bool = True) -> QuerySet[Work]:
-    """Works whose title or abstract match, filters applied, in no particular order."""
-    matches = Work.objects.filter(search_vector=_work_search_query(query)).order_by()
+def works_filtered(filters: WorkFilters, *, with_topic: bool = True) -> QuerySet[Work]:
+    """Works the filters keep, in no particular order."""
+    matches = Work.objects.order_by()
     if filters.year_from is not None:
         matches = matches.filter(publication_year__gte=filters.year_from)
     if filters.year_to is not None:
@@ -78,6 +80,13 @@ def works_matching(query: str, filters: WorkFilters, *, with_topic: bool = True)
             Exists(WorkTopic.objects.filter(work=OuterRef("pk"), topic_id=filters.topic_id))
         )
     return matches
+
+
+def works_matching(query: str, filters: WorkFilters, *, with_topic: bool = True) -> QuerySet[Work]:
+    """Works whose title or abstract match, filters applied, in no particular order."""
+    return works_filtered(filters, with_topic=with_topic).filter(
+        search_vector=_work_search_query(query)
+    )
 
 
 def _work_candidates(query: str, filters: WorkFilters, *, with_topic: bool = True) -> Any:
@@ -106,6 +115,7 @@ ORDER BY r.rank DESC, r.cited_by_count DESC, r.id
 
 _WORK_HIT_FIELDS = (
     "id",
+    "title",
     "type",
     "publication_year",
     "cited_by_count",

@@ -3,6 +3,12 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.support.discovery import (  # noqa: F401 - fixtures of the by-meaning tests
+    abstracts,
+    embedded_corpus,
+    index_dir,
+    real_works,
+)
 
 
 @pytest.fixture

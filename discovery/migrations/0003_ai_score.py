@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('discovery', '0001_initial'),
+        ('discovery', '0002_similar_researchers'),
         ('publications', '0018_work_novelty'),
         ('researchers', '0015_researcher_stated_figures'),
     ]

@@ -1,0 +1,1 @@
+"""Discovery's writes: the works' and researchers' embeddings, the index, similar researchers."""

@@ -34,7 +34,7 @@ from .features import CandidateProfile, CandidateWork, MentionContext
 
 # Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
 MAX_AUTHORS_FOR_EVIDENCE = 100
-MAX_CANDIDATES_PER_MENTION = 40
+MAX_CANDIDATES_PER_MENTION = 12
 
 
 @dataclass(frozen=True)

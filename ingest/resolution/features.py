@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from rapidfuzz import fuzz
 
@@ -92,6 +93,8 @@ class CandidateProfile:
     affiliation_institution_ids: frozenset[int] = frozenset()  # researchers_affiliation
     email_domains: frozenset[str] = frozenset()  # of the candidate's institutions
     works: dict[int, CandidateWork] = field(default_factory=dict)
+    # Its works summed up, per work left out (None: none), filled by pair_features.
+    summaries: dict[int | None, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def name(self) -> PersonName:
@@ -126,36 +129,59 @@ def _jaccard(left: frozenset[str] | set[str], right: frozenset[str] | set[str]) 
     return len(left & right) / len(left | right)
 
 
+@dataclass
+class _Summary:
+    """A candidate's works taken together (computed once per candidate, not once per pair)."""
+
+    works: int = 0
+    coauthor_ids: set[int] = field(default_factory=set)
+    coauthor_keys: set[tuple[str, str]] = field(default_factory=set)
+    institutions: set[int] = field(default_factory=set)
+    affiliations: set[str] = field(default_factory=set)
+    topics: set[str] = field(default_factory=set)
+    years: list[int] = field(default_factory=list)
+    venues: dict[int | None, int] = field(default_factory=dict)
+
+
+def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary:
+    cache = candidate.summaries
+    if excluded_work in cache:
+        return cache[excluded_work]
+    summary = _Summary(institutions=set(candidate.affiliation_institution_ids))
+    for work_id, work in candidate.works.items():
+        if work_id == excluded_work:
+            continue
+        summary.works += 1
+        summary.coauthor_ids |= work.coauthor_ids
+        for name in work.coauthor_names:
+            summary.coauthor_keys |= name_keys(name)
+        summary.institutions |= work.institution_ids
+        summary.affiliations.update(_affiliation_key(a) for a in work.affiliation_names)
+        summary.topics |= work.topic_keys
+        if work.year:
+            summary.years.append(work.year)
+        summary.venues[work.venue_id] = summary.venues.get(work.venue_id, 0) + 1
+    summary.affiliations.discard("")
+    cache[excluded_work] = summary
+    return summary
+
+
 def pair_features(
     mention: MentionContext, candidate: CandidateProfile, *, name_candidates: int
 ) -> dict[str, float]:
     """The features of one pair (FEATURE_NAMES), the mention's own work left out."""
-    works = [w for work_id, w in candidate.works.items() if work_id != mention.work_id]
+    excluded = mention.work_id if mention.work_id in candidate.works else None
+    summary = _summary(candidate, excluded)
     given = names_compare(mention.name, candidate.name)
     mention_full = " ".join(mention.name.given + mention.name.family)
     candidate_full = " ".join(candidate.name.given + candidate.name.family)
-
-    coauthor_ids: set[int] = set()
-    coauthor_keys: set[tuple[str, str]] = set()
-    institutions: set[int] = set(candidate.affiliation_institution_ids)
-    affiliations: set[str] = set()
-    topics: set[str] = set()
-    years: list[int] = []
-    venue_works = 0
-    for work in works:
-        coauthor_ids |= work.coauthor_ids
-        for name in work.coauthor_names:
-            coauthor_keys |= name_keys(name)
-        institutions |= work.institution_ids
-        affiliations.update(_affiliation_key(a) for a in work.affiliation_names)
-        topics |= work.topic_keys
-        if work.year:
-            years.append(work.year)
-        if mention.venue_id is not None and work.venue_id == mention.venue_id:
-            venue_works += 1
+    coauthor_ids, coauthor_keys = summary.coauthor_ids, summary.coauthor_keys
+    institutions, affiliations = summary.institutions, summary.affiliations
+    topics, years = summary.topics, summary.years
+    venue_works = summary.venues.get(mention.venue_id, 0) if mention.venue_id is not None else 0
+    works = summary.works
     others = mention.coauthor_keys()
     name_overlap = sum(1 for keys in others if keys & coauthor_keys)
-    affiliations.discard("")
     mention_affiliations = {_affiliation_key(a) for a in mention.affiliation_names} - {""}
     affiliation_similarity = (
         max(
@@ -194,7 +220,7 @@ def pair_features(
         "shared_topics": float(len(mention.topic_keys & topics)) if mention.topic_keys else NAN,
         "venue_works": float(venue_works) if mention.venue_id is not None else NAN,
         "year_gap": year_gap,
-        "candidate_works": math.log1p(len(works)),
+        "candidate_works": math.log1p(works),
         "name_candidates": float(name_candidates),
         "email_domain_match": email,
         "abstract_similarity": NAN if similarity is None else float(similarity),

@@ -29,8 +29,7 @@ from researchers.names import (
     person_name,
 )
 
-from ..writer.staging import Cursor
-from .features import CandidateProfile, CandidateWork, MentionContext
+from .features import CandidateProfile, CandidateWork, Cursor, MentionContext
 
 # Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
 MAX_AUTHORS_FOR_EVIDENCE = 100

@@ -17,11 +17,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import psycopg
 from rapidfuzz import fuzz
 
 from researchers.names import GivenNames, PersonName, names_compare, normalize_name, person_name
 
 NAN = float("nan")
+# The writer's cursor (ingest.writer.staging.Cursor), named here so this package never imports
+# the writer that calls it.
+Cursor = psycopg.Cursor[Any]
 
 # The order the model was trained on: never reorder, only append (and retrain).
 FEATURE_NAMES: tuple[str, ...] = (

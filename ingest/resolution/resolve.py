@@ -7,10 +7,9 @@ from collections.abc import Sequence
 
 from researchers.resolution import Decision
 
-from ..writer.staging import Cursor
 from .decide import Scored, decide, score_candidates
 from .evidence import candidates_for
-from .features import MentionContext
+from .features import Cursor, MentionContext
 from .model import PairModel, load
 
 

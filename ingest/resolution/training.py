@@ -16,9 +16,8 @@ from typing import Any
 
 from researchers.names import dblp_identity_key, person_name
 
-from ..writer.staging import Cursor
 from .decide import link_allowed
-from .features import FEATURE_NAMES, MentionContext
+from .features import FEATURE_NAMES, Cursor, MentionContext
 from .resolve import scored_contexts
 
 MAX_AUTHORS_FOR_EVIDENCE = 100

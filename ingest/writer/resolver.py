@@ -338,20 +338,8 @@ def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
         return resolution
     contexts = mention_contexts(cursor, mentions)
     decisions = resolve_contexts(cursor, list(contexts.values()))
-    # Issue 15's rules stay a floor: what they link (two resolved coauthors, or one and the
-    # institution, a clear margin; no false link on the evaluation sets either) is linked
-    # when the model, trained on synthetic bylines, is less sure. Four more statements.
-    baseline = name_resolution_by_rules(cursor, mentions).decisions
     for mention, context in contexts.items():
         decision = decisions[context]
-        floor = baseline.get(mention)
-        if decision.outcome != Outcome.LINKED and floor and floor.outcome == Outcome.LINKED:
-            decision = Decision(
-                Outcome.LINKED,
-                researcher_id=floor.researcher_id,
-                score=floor.score,
-                reasons={**floor.reasons, "resolver": "issue 15's rules (the model's floor)"},
-            )
         resolution.decisions[mention] = decision
         if decision.outcome == Outcome.LINKED and decision.researcher_id is not None:
             resolution.links[mention] = decision.researcher_id

@@ -144,7 +144,8 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
     rivals = [
         s
         for s in eligible[1:]
-        if s.signal_count >= 1 and (s.score >= model.low or int(s.signals["team"]) >= 1)
+        # Two resolved coauthors in common make a namesake a rival whatever the model says.
+        if s.signal_count >= 1 and (s.score >= model.low or s.features["shared_coauthor_ids"] >= 2)
     ]
     summary = {
         "model": model.version,
@@ -174,7 +175,8 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
     close = [
         s
         for s in eligible
-        if s.signal_count >= 1 and (s.score >= model.low or int(s.signals["team"]) >= 1)
+        # Two resolved coauthors in common make a namesake a rival whatever the model says.
+        if s.signal_count >= 1 and (s.score >= model.low or s.features["shared_coauthor_ids"] >= 2)
     ][:MAX_CLOSE_CALLS]
     if not close:
         return Decision(Outcome.NEW, reasons={**summary, **best.reasons(mention)})

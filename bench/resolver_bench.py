@@ -14,7 +14,9 @@ the mix the resolver meets:
 A yardstick first: linking by the name alone (never done: a name is never enough), one indexed
 lookup of each batch's normalised names. Then two phases, batch by batch (IMPORT_BATCH_SIZE
 mentions, as the writer calls it):
-1. resolve: the candidate lookup and the rules (writer/resolver.py: name_resolution) alone;
+1. resolve: the candidate lookup and the decision alone, issue 15's rules
+   (writer/resolver.py: name_resolution_by_rules) then the learned resolver (name_resolution:
+   ingest.resolution's evidence, features and model);
 2. write: the whole hook as the writer runs it (writer/authors.py: researchers_for_mentions):
    resolution, new L0 records, NameOnlyAuthor rows, the links' reasons and the close calls
    recorded in claims' tables. Rolled back at the end: the corpus is left as it was.
@@ -75,7 +77,10 @@ def sample_people(cursor: Any, count: int, seed: int) -> list[tuple[int, str, li
 
 
 def synthetic_mentions(
-    people: Sequence[tuple[int, str, list[int]]], total: int, seed: int
+    people: Sequence[tuple[int, str, list[int]]],
+    total: int,
+    seed: int,
+    names_of: dict[int, str] | None = None,
 ) -> list[Any]:
     from ingest.writer.authors import NameMention
     from researchers.names import normalize_name
@@ -105,6 +110,8 @@ def synthetic_mentions(
                 normalize_name(shown)[:500] + f" {index % 5}",
                 shown,
                 coauthor_ids=frozenset(byline),
+                # The byline as written: the learned resolver's team by name.
+                coauthor_names=tuple((names_of or {}).get(c, "") for c in byline),
             )
         )
     return mentions
@@ -139,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from django.db import connection, transaction
 
     from ingest.writer.authors import researchers_for_mentions
-    from ingest.writer.resolver import name_resolution
+    from ingest.writer.resolver import name_resolution, name_resolution_by_rules
     from researchers.names import normalize_name
     from researchers.resolution import Outcome
 
@@ -155,7 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         say(f"corpus: {researchers:,} researchers, {authorships:,} authorships")
         people = sample_people(cursor, min(researchers, max(1000, args.mentions // 2)), args.seed)
-    mentions = synthetic_mentions(people, args.mentions, args.seed)
+    with connection.cursor() as wrapper:
+        wrapper.cursor.execute(
+            "SELECT id, display_name FROM researchers_researcher WHERE id = ANY(%s)",
+            [sorted({c for _, _, coauthors in people for c in coauthors})],
+        )
+        names_of = dict(wrapper.cursor.fetchall())
+    mentions = synthetic_mentions(people, args.mentions, args.seed, names_of)
     batches = [mentions[i : i + batch_size] for i in range(0, len(mentions), batch_size)]
     say(f"{len(mentions):,} name-only mentions in {len(batches)} batches of {batch_size}")
 
@@ -183,10 +196,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             timings["exact-name lookup (yardstick)"] = time.perf_counter() - started
             started = time.perf_counter()
             for batch in batches:
+                name_resolution_by_rules(cursor, batch)
+            timings["resolve: issue 15's rules (before)"] = time.perf_counter() - started
+            started = time.perf_counter()
+            for batch in batches:
                 resolution = name_resolution(cursor, batch)
                 outcomes.update(d.outcome for d in resolution.decisions.values())
                 rss_after.append(rss_mb())
-            timings["resolve"] = time.perf_counter() - started
+            timings["resolve: learned (after)"] = time.perf_counter() - started
             started = time.perf_counter()
             for batch in batches:
                 researchers_for_mentions(cursor, batch)
@@ -197,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pass
     say(f"Name resolver benchmark ({researchers:,} researchers, {authorships:,} authorships)")
     for phase, seconds in timings.items():
-        say(f"  {phase:30} {len(mentions) / seconds:10,.0f} mentions/s ({seconds:.1f} s)")
+        say(f"  {phase:36} {len(mentions) / seconds:10,.0f} mentions/s ({seconds:.1f} s)")
     say(f"  exact-name lookup: {exact_name_matches:,} researchers share a mention's name")
     say(
         "  outcomes: "

@@ -28,163 +28,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gzip
 import os
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.resolver_corpus import KNOWN_SAME_PERSON, People, _person_key, corpus_records
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TESTDATA = Path(os.environ.get("BZPEER_TESTDATA", REPO_ROOT.parent / "shared" / "testdata"))
 BATCH = 400
-
-
-# --- The corpus -------------------------------------------------------------------------------
-
-
-def _openalex_work_records(folder: Path) -> Iterator[Any]:
-    import orjson
-
-    from ingest.openalex.mapper import map_work
-    from ingest.records import MappingError
-
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        if "merged_ids" in path.parts or path.name in ("manifest",) or path.suffix == ".csv":
-            continue
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as handle:
-            data = handle.read()
-        try:
-            document = orjson.loads(data)
-            items = (
-                document.get("results") or []
-                if isinstance(document, dict) and "meta" in document
-                else [document]
-            )
-        except orjson.JSONDecodeError:
-            items = []
-            for line in data.splitlines():
-                try:
-                    items.append(orjson.loads(line))
-                except orjson.JSONDecodeError:
-                    continue
-        for item in items:
-            if not isinstance(item, dict) or not str(item.get("id", "")).rsplit("/", 1)[
-                -1
-            ].startswith("W"):
-                continue
-            try:
-                yield map_work(item)
-            except (MappingError, KeyError, TypeError, ValueError):
-                continue
-
-
-def corpus_records(testdata: Path) -> list[Any]:
-    """Every work record of the corpus, one per real work (the richest identified byline)."""
-    from ingest import sources
-    from ingest.records import MappingError, WorkRecord
-    from ingest.writer.identity import title_key
-
-    records: list[WorkRecord] = list(_openalex_work_records(testdata / "openalex"))
-    for source, folder in (
-        ("crossref", "crossref"),
-        ("orcid", "orcid"),
-        ("arxiv", "arxiv"),
-        ("bibtex", "bibtex"),
-        ("bibtex", "dblp"),
-    ):
-        reader, mapper = sources.reader_of(source), sources.mapper_of(source)
-        files, _ = reader.files([str(testdata / folder)])
-        for path in files:
-            for raw in reader.records(path):
-                try:
-                    mapped = mapper(raw)
-                except MappingError:
-                    continue
-                records.extend(r for r in mapped if isinstance(r, WorkRecord))
-
-    def identified(record: WorkRecord) -> int:
-        return sum(1 for a in record.authorships if _person_key(a) is not None)
-
-    kept: list[WorkRecord] = []
-    seen: set[str] = set()
-    for record in sorted(records, key=lambda r: -identified(r)):
-        keys = {
-            k
-            for k in (
-                f"doi:{record.doi}" if record.doi else None,
-                f"arxiv:{record.arxiv_id}" if record.arxiv_id else None,
-                f"title:{title_key(record)}" if title_key(record) else None,
-                f"id:{record.origin}:{record.origin_key}",
-            )
-            if k
-        }
-        if keys & seen or not record.authorships:
-            continue
-        seen |= keys
-        kept.append(record)
-    return kept
-
-
-# Two identifiers of one person that the records do not tie together themselves (an OpenAlex
-# record that carries the ORCID iD does: those are joined automatically). Each entry is checked
-# by hand against the corpus; without it the identifiers would count as two people.
-KNOWN_SAME_PERSON: dict[frozenset[str], str] = {
-    frozenset({"A5031480183", "A5055903035"}): (
-        "Andres M. Bran: OpenAlex split him across the ChemCrow preprint (arXiv 2304.05376, "
-        "A5055903035, ORCID 0000-0002-4432-3667) and its Nature Machine Intelligence version "
-        "(10.1038/s42256-024-00832-8, A5031480183, no ORCID): same title, same coauthors"
-    ),
-}
-
-
-class People:
-    """Identifiers grouped into people: an OpenAlex author and the ORCID iD its record carries
-    are one person, and so are the pairs of KNOWN_SAME_PERSON."""
-
-    def __init__(self, records: Sequence[Any]) -> None:
-        self._parent: dict[str, str] = {}
-        for record in records:
-            for a in record.authorships:
-                key = _person_key(a)
-                if key and a.author.openalex_id and a.author.orcid:
-                    self._join(key, a.author.orcid)
-        for pair in KNOWN_SAME_PERSON:
-            self._join(*sorted(pair))
-
-    def _find(self, key: str) -> str:
-        while self._parent.get(key, key) != key:
-            key = self._parent[key]
-        return key
-
-    def _join(self, one: str, other: str) -> None:
-        a, b = sorted((self._find(one), self._find(other)))
-        if a != b:
-            self._parent[b] = a
-
-    def of(self, authorship: Any) -> str | None:
-        key = _person_key(authorship)
-        return self._find(key) if key else None
-
-    def identifiers(self, person: str, known: set[str]) -> set[str]:
-        return {k for k in known if self._find(k) == person}
-
-
-def _person_key(authorship: Any) -> str | None:
-    from ingest.writer.identity import orcid_is_valid
-
-    author = authorship.author
-    if author is None:
-        return None
-    if author.openalex_id:
-        return author.openalex_id
-    if author.orcid and orcid_is_valid(author.orcid):
-        return author.orcid
-    return None
-
 
 # --- The experiment ---------------------------------------------------------------------------
 
@@ -319,6 +175,7 @@ def _write(records: Sequence[Any]) -> None:
 @dataclass
 class Outcome:
     mentions: int = 0
+    findable: int = 0  # mentions whose person has a record (from their other works)
     links: int = 0
     correct_links: int = 0
     false_links: list[str] = field(default_factory=list)
@@ -339,13 +196,20 @@ class Outcome:
     def link_precision(self) -> float:
         return self.correct_links / self.links if self.links else 1.0
 
+    @property
+    def link_recall(self) -> float:
+        """Correct links over the mentions whose person has a record to find (a mention of
+        someone with no record can only be a new one: it counts for precision)."""
+        return self.correct_links / self.findable if self.findable else 1.0
+
     def lines(self) -> list[str]:
         return [
             f"hidden-id mentions:            {self.mentions}",
             f"links made:                    {self.links} ({self.correct_links} correct, "
             f"{len(self.false_links)} false)",
             f"precision of links:            {self.link_precision:.4f}",
-            f"recall of links:               {self.correct_links / max(1, self.mentions):.4f}",
+            f"recall of links:               {self.correct_links / max(1, self.mentions):.4f}"
+            f" (over the {self.findable} with a record to find: {self.link_recall:.4f})",
             f"namesake mentions:             {self.namesake_mentions} "
             f"(false links to a namesake: {self.namesake_false_links})",
             f"namesake probes:               {self.namesake_probes} "
@@ -384,8 +248,33 @@ def clustering_scores(items: Sequence[tuple[Any, Any]]) -> dict[str, float]:
     }
 
 
-def evaluate(testdata: Path) -> Outcome:
-    """Run the experiment in the current database (the caller provides an empty one)."""
+def evaluate(testdata: Path, *, resolver: str = "model") -> Outcome:
+    """Run the experiment on the real corpus in the current database (the caller provides an
+    empty one), with the learned resolver ("model") or issue 15's ("rules")."""
+    return evaluate_plan(plan(corpus_records(testdata)), resolver=resolver)
+
+
+def evaluate_synthetic(
+    seed: int | None = None, *, resolver: str = "model", probe_limit: int | None = 60, **sizes: int
+) -> Outcome:
+    """The same experiment on the synthetic corpus with namesake traps (bench.resolver_synthetic)."""
+    from bench.resolver_synthetic import EVAL_SEED, synthetic_plan, synthetic_records
+
+    seed = EVAL_SEED if seed is None else seed
+    experiment = synthetic_plan(synthetic_records(seed, **sizes), seed)
+    return evaluate_plan(experiment, resolver=resolver, probe_limit=probe_limit)
+
+
+def evaluate_plan(
+    experiment: Plan, *, resolver: str = "model", probe_limit: int | None = None
+) -> Outcome:
+    from ingest.writer.resolver import resolver_in_use
+
+    with resolver_in_use(resolver):
+        return _evaluate_plan(experiment, probe_limit)
+
+
+def _evaluate_plan(experiment: Plan, probe_limit: int | None) -> Outcome:
     from django.db.models import Q
     from django.db.models.functions import Coalesce
 
@@ -393,7 +282,6 @@ def evaluate(testdata: Path) -> Outcome:
     from publications.models import Authorship
     from researchers.models import Researcher
 
-    experiment = plan(corpus_records(testdata))
     _write(experiment.imported)
     people = {person for _, _, person in experiment.stripped}
     people |= {k for person in people for k in experiment.namesakes.get(person, ())}
@@ -425,6 +313,7 @@ def evaluate(testdata: Path) -> Outcome:
         outcome.mentions += 1
         got = byline.get((held, position))
         truth = records_of.get(person, set())
+        outcome.findable += int(bool(truth))
         if got in existing:
             outcome.links += 1
             if got in truth:
@@ -438,7 +327,16 @@ def evaluate(testdata: Path) -> Outcome:
             outcome.namesake_mentions += 1
             outcome.namesake_false_links += int(got in namesake_records)
         items.append((got, person))
-    _namesake_probes(experiment, outcome)
+        if os.environ.get("RESOLVER_EVAL_DEBUG") and got not in truth:
+            from claims.models import SamePersonCandidate as Pair
+
+            pairs = list(Pair.objects.filter(record_id=got).values_list("candidate_id", "evidence"))
+            say(f"DEBUG miss {person} got {got} truth {truth}: {pairs}")
+            from claims.models import NameLink
+
+            for link in NameLink.objects.filter(researcher_id=got).order_by("-id")[:1]:
+                say(f"DEBUG link {person} -> {got}: {link.evidence}")
+    _namesake_probes(experiment, outcome, probe_limit)
     # The held-out people's identified mentions, clustered by the record their byline names.
     person_of_record = {
         rid: person for _, _, person in experiment.stripped for rid in records_of.get(person, ())
@@ -452,10 +350,11 @@ def evaluate(testdata: Path) -> Outcome:
     return outcome
 
 
-def _namesake_probes(experiment: Plan, outcome: Outcome) -> None:
+def _namesake_probes(experiment: Plan, outcome: Outcome, limit: int | None = None) -> None:
     """For every ordered pair (A, B) of namesakes: a copy of one of B's works as a new work,
     B's identifiers stripped, once under B's name and once under A's name exactly; B must
-    never be linked to A's record. Each probe is rolled back (a savepoint)."""
+    never be linked to A's record. Each probe is rolled back (a savepoint). limit: at most
+    this many probes (the synthetic corpus has hundreds of pairs), the first in sorted order."""
     from django.db import transaction
     from django.db.models import Q
 
@@ -486,6 +385,8 @@ def _namesake_probes(experiment: Plan, outcome: Outcome) -> None:
         for b_person in sorted(namesakes):
             work = experiment.works_of[b_person][0]
             for name in (None, a_name):
+                if limit is not None and serial >= limit:
+                    return
                 serial += 1
                 authorships = tuple(
                     dataclasses.replace(
@@ -521,6 +422,11 @@ def _namesake_probes(experiment: Plan, outcome: Outcome) -> None:
                             work__sources__origin_id=probe.origin_id,
                             position=position,
                         ).values_list("researcher_id", flat=True)[0]
+                        if os.environ.get("RESOLVER_EVAL_DEBUG"):
+                            from claims.models import NameLink
+
+                            for link in NameLink.objects.filter(origin_id=probe.origin_id):
+                                say(f"DEBUG probe {b_person} as {name}: {link.evidence}")
                         raise Rollback(got)
                 except Rollback as result:
                     got = result.args[0]
@@ -529,6 +435,23 @@ def _namesake_probes(experiment: Plan, outcome: Outcome) -> None:
                     outcome.namesake_probe_false_links.append(
                         f"{b_person} as {name or 'themself'} -> {a_person}'s record {got}"
                     )
+
+
+def _rolled_back(run: Any, resolver: str) -> Outcome:
+    """One experiment, its database changes undone (the scratch database stays empty)."""
+    from django.db import transaction
+
+    class Rollback(Exception):
+        pass
+
+    outcome = Outcome()
+    try:
+        with transaction.atomic():
+            outcome = run(resolver)
+            raise Rollback
+    except Rollback:
+        pass
+    return outcome
 
 
 def say(text: str) -> None:
@@ -552,6 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the same experiment (the corpus is the shared test corpus, already small) in a "
         "database of its own (--database), with its own cache prefix: the suite's check",
     )
+    parser.add_argument("--seed", type=int, default=None, help="the synthetic corpus's seed")
     args = parser.parse_args(argv)
     if args.smoke:
         from bench import smoke
@@ -571,25 +495,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     import django
 
     django.setup()
-    from django.db import transaction
-
-    class Rollback(Exception):
-        pass
-
-    outcome = Outcome()
-    try:
-        with transaction.atomic():
-            outcome = evaluate(args.testdata)
-            raise Rollback  # leave the scratch database empty
-    except Rollback:
-        pass
-    say("Name resolver on the real test corpus (hidden identifiers, then recovered)")
+    corpora = [
+        ("the real test corpus", lambda resolver: evaluate(args.testdata, resolver=resolver)),
+        (
+            f"the synthetic corpus with namesake traps (seed {args.seed})",
+            lambda resolver: evaluate_synthetic(args.seed, resolver=resolver),
+        ),
+    ]
+    # The smoke run checks that the script still runs; the synthetic corpus (most of a full run's
+    # minutes) is evaluated by tests/researchers/test_resolution_eval.py.
+    for title, run in corpora[:1] if args.smoke else corpora:
+        for resolver, label in (
+            ("rules", "issue 15's rules (before)"),
+            ("model", "learned (after)"),
+        ):
+            outcome = _rolled_back(run, resolver)
+            say(f"Name resolver on {title}, hidden identifiers then recovered: {label}")
+            for line in outcome.lines():
+                say("  " + line)
+            for false_link in outcome.false_links + outcome.namesake_probe_false_links:
+                say("  FALSE LINK " + false_link)
     for pair, why in KNOWN_SAME_PERSON.items():
-        say(f"  one person with two ids ({', '.join(sorted(pair))}): {why}")
-    for line in outcome.lines():
-        say("  " + line)
-    for false_link in outcome.false_links:
-        say("  FALSE LINK " + false_link)
+        say(f"(one person with two ids in the real corpus, {', '.join(sorted(pair))}: {why})")
     return 0
 
 
@@ -597,4 +524,13 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Outcome", "clustering_scores", "corpus_records", "evaluate", "main", "plan"]
+__all__ = [
+    "Outcome",
+    "clustering_scores",
+    "corpus_records",
+    "evaluate",
+    "evaluate_plan",
+    "evaluate_synthetic",
+    "main",
+    "plan",
+]

@@ -152,3 +152,18 @@ def researchers_follow_up_drain_if_due() -> None:
     importing them (a run that failed, was stopped, or has run longer than the allowed lag)."""
     if services.researchers_follow_up_drain_due():
         _drain_send()
+
+
+# Weekly, and a singleton: a second beat (or a manual run) while one is going finds the lock.
+# Six hours: the re-run reads every L0 record once, a few statements per batch of 500.
+@shared_task(acks_late=True, time_limit=6 * 60 * 60)
+def researchers_resolve_rerun() -> None:
+    from ingest.services.researchers_rerun import researchers_rerun
+
+    if not cache.add("ingest:researchers-resolve-rerun", "1", timeout=6 * 60 * 60):
+        logger.info("resolver re-run already running; skipped")
+        return
+    try:
+        researchers_rerun()
+    finally:
+        cache.delete("ingest:researchers-resolve-rerun")

@@ -459,6 +459,11 @@ CELERY_BEAT_SCHEDULE["ai-score-train"] = {
 # Related works of the works whose citations changed (import batches, merges) since the last
 # drain; and once a week all of them from scratch, which settles the drift the incremental
 # route allows (publications.services.related_works).
+# The name resolver re-run over L0 records (issue 27): merges and moderators' proposals.
+CELERY_BEAT_SCHEDULE["researchers-resolve-rerun"] = {
+    "task": "ingest.tasks.researchers_resolve_rerun",
+    "schedule": crontab(hour=2, minute=0, day_of_week="saturday"),
+}
 CELERY_BEAT_SCHEDULE["related-works-drain"] = {
     "task": "publications.tasks.related_works_drain",
     "schedule": 5 * 60,

@@ -47,6 +47,11 @@ class NameMention:
     coauthor_ids: frozenset[int] = field(default=frozenset(), compare=False)
     institution_openalex_ids: frozenset[str] = field(default=frozenset(), compare=False)
     affiliation_names: tuple[str, ...] = field(default=(), compare=False)
+    # The learned resolver's evidence (ingest.resolution): the work the byline is on (its
+    # venue and year), every other name on the byline as written (the team), its topics.
+    work_id: int | None = field(default=None, compare=False)
+    coauthor_names: tuple[str, ...] = field(default=(), compare=False)
+    topic_keys: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 def resolve_name_only_authors(

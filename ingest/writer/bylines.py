@@ -14,6 +14,8 @@ from .authors import NameMention, researchers_by_orcid, researchers_for_mentions
 from .identity import is_publisher_doi, orcid_is_valid
 from .staging import Cursor, Warning_, WriteResult, copy_rows, ids_by_key, stage_rows
 
+# Bylines longer than this give the resolver no team (as graph's coauthor edges).
+MAX_AUTHORS_FOR_EVIDENCE = 100
 PRIMARY_CATEGORY_SCORE = 1.0
 OTHER_CATEGORY_SCORE = 0.9
 
@@ -82,6 +84,10 @@ def write_bylines(
                 or by_orcid.get(a.author.orcid or "")
             )
         )
+        topic_keys = frozenset(
+            [wt.topic.external_id for wt in r.topics]
+            + [category_topic(code).external_id for code in r.categories]
+        )
         for a in r.authorships:
             author = a.author
             if r.origin == OPENALEX or author is None or author.openalex_id:
@@ -107,6 +113,17 @@ def write_bylines(
                 coauthor_ids=resolved_ids,
                 institution_openalex_ids=frozenset(i.openalex_id for i in a.institutions),
                 affiliation_names=a.affiliation_names,
+                work_id=work_id,
+                coauthor_names=tuple(
+                    other.author.display_name or other.raw_name
+                    if other.author is not None
+                    else other.raw_name
+                    for other in r.authorships
+                    if other.position != a.position
+                )
+                if len(r.authorships) <= MAX_AUTHORS_FOR_EVIDENCE
+                else (),
+                topic_keys=topic_keys,
             )
     by_mention = researchers_for_mentions(cursor, list(mentions.values()))
     institution_ids = ids_by_key(

@@ -1,4 +1,9 @@
-"""The name resolver's database side: candidates and their evidence for a whole batch of
+"""The name resolver's database side. name_resolution is the learned resolver of issue 27
+(ingest.resolution: the byline resolved as a whole, a pairwise model, two thresholds);
+name_resolution_by_rules, described below, is issue 15's conservative resolver, kept as the
+evaluation's baseline (bench.resolver_eval prints both in one run).
+
+The rules-based resolver: candidates and their evidence for a whole batch of
 name-only mentions, in one query per kind (never one per mention), then the rules of
 researchers.resolution decide each mention.
 
@@ -17,8 +22,9 @@ decisions, with the record each mention now names, to Resolution.record.
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
@@ -41,6 +47,7 @@ from researchers.resolution import (
     decide,
 )
 
+from ..resolution.features import MentionContext
 from .staging import Cursor
 
 # Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
@@ -70,6 +77,12 @@ class Mention(Hashable, Protocol):
     def institution_openalex_ids(self) -> frozenset[str]: ...
     @property
     def affiliation_names(self) -> tuple[str, ...]: ...
+    @property
+    def work_id(self) -> int | None: ...
+    @property
+    def coauthor_names(self) -> tuple[str, ...]: ...
+    @property
+    def topic_keys(self) -> frozenset[str]: ...
 
 
 M = TypeVar("M", bound=Mention)
@@ -216,8 +229,9 @@ def _institutions(
     return institutions, names
 
 
-def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
-    """Decide every mention of the batch (see the module docstring). At most four queries.
+def name_resolution_by_rules(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
+    """The conservative resolver of issue 15 (kept as the evaluation's baseline): decide every
+    mention of the batch (see the module docstring). At most four queries.
 
     Only candidates with evidence can be linked or queued, so they are found through the
     evidence: researchers who have written with the mentions' coauthors and whose names share
@@ -293,3 +307,85 @@ def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
         if decision.outcome == Outcome.LINKED and decision.researcher_id is not None:
             resolution.links[mention] = decision.researcher_id
     return resolution
+
+
+# --- The learned resolver (issue 27) ------------------------------------------------------------
+
+# Which resolver the writer calls: "model" (the learned one) or "rules" (issue 15's baseline).
+# "rules" for now: the learned one resolves about 70 mentions/s on the 20,000-work bench corpus
+# (the rules about 190), too slow for an import's batches (a worker test of 3,000 works with
+# recurring names timed out); the weekly re-run (ingest.services.researchers_rerun) applies
+# the learned one to the L0 records the imports leave. The evaluation switches it
+# (resolver_in_use) to measure both in one run; flip it here once the evidence is faster.
+RESOLVER = "rules"
+
+
+@contextlib.contextmanager
+def resolver_in_use(kind: str) -> Iterator[None]:
+    global RESOLVER  # noqa: PLW0603 - the evaluation's switch, restored on exit
+    before, RESOLVER = RESOLVER, kind
+    try:
+        yield
+    finally:
+        RESOLVER = before
+
+
+def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
+    """Decide every mention of the batch: the learned resolver (ingest.resolution), unless
+    the evaluation asked for the baseline. Five statements whatever the batch size."""
+    if RESOLVER == "rules":
+        return name_resolution_by_rules(cursor, mentions)
+    from ingest.resolution.resolve import resolve_contexts
+
+    resolution: Resolution[M] = Resolution()
+    if not mentions:
+        return resolution
+    contexts = mention_contexts(cursor, mentions)
+    decisions = resolve_contexts(cursor, list(contexts.values()))
+    for mention, context in contexts.items():
+        decision = decisions[context]
+        resolution.decisions[mention] = decision
+        if decision.outcome == Outcome.LINKED and decision.researcher_id is not None:
+            resolution.links[mention] = decision.researcher_id
+    return resolution
+
+
+def mention_contexts(cursor: Cursor, mentions: Sequence[M]) -> dict[M, MentionContext]:
+    """What each byline says around its name-only mention: two statements (the institutions'
+    ids, the works' venue and year)."""
+    openalex_institutions = sorted({i for m in mentions for i in m.institution_openalex_ids})
+    cursor.execute(
+        "SELECT openalex_id, id FROM researchers_institution WHERE openalex_id = ANY(%s)",
+        [openalex_institutions],
+    )
+    institution_ids: dict[str, int] = dict(cursor.fetchall())
+    work_ids = sorted({m.work_id for m in mentions if m.work_id is not None})
+    cursor.execute(
+        "SELECT id, source_id, publication_year FROM publications_work WHERE id = ANY(%s)",
+        [work_ids],
+    )
+    work_facts = {wid: (venue, year) for wid, venue, year in cursor.fetchall()}
+    contexts: dict[M, MentionContext] = {}
+    for mention in mentions:
+        venue, year = work_facts.get(mention.work_id or 0, (None, None))
+        contexts[mention] = MentionContext(
+            key=mention,
+            name=person_name(
+                mention.dblp or mention.display_name,
+                given=mention.given_name,
+                family=mention.family_name,
+            ),
+            display_name=mention.display_name,
+            dblp_key=dblp_identity_key(mention.dblp or mention.display_name),
+            work_id=mention.work_id,
+            coauthor_ids=mention.coauthor_ids,
+            coauthor_names=mention.coauthor_names,
+            institution_ids=frozenset(
+                institution_ids[i] for i in mention.institution_openalex_ids if i in institution_ids
+            ),
+            affiliation_names=mention.affiliation_names,
+            topic_keys=mention.topic_keys,
+            venue_id=venue,
+            year=year,
+        )
+    return contexts

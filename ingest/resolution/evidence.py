@@ -1,0 +1,190 @@
+"""The learned resolver's database side: the candidates of a whole batch of mentions and what
+bzpeer holds about each of them, one query per kind of evidence (never one per mention).
+
+1. candidates by name: researchers (not merged away) whose stored name starts or ends with one
+   of the mentions' blocking words (researchers.names.blocking_keys), kept when the names are
+   compatible (names_compare), at most MAX_CANDIDATES_PER_MENTION per mention (the best names
+   first, then the most works: a common name's long tail is left to the moderators' queue and
+   to the re-run);
+2. the candidates' works, one row per (candidate, work): year, venue, institutions, raw
+   affiliations, the other authors (researcher ids and names as written: the team) and topics;
+3. the candidates' affiliations (researchers_affiliation) and their institutions' email domains.
+
+The evidence is kept work by work, so a caller can leave the mention's own work out (training
+on identified mentions; the re-run over L0 records).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from researchers.names import (
+    GivenNames,
+    blocking_keys,
+    dblp_identity_key,
+    keys_meet,
+    names_compare,
+    person_name,
+)
+
+from .features import CandidateProfile, CandidateWork, Cursor, MentionContext
+
+# Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
+MAX_AUTHORS_FOR_EVIDENCE = 100
+MAX_CANDIDATES_PER_MENTION = 12
+
+
+@dataclass(frozen=True)
+class _Named:
+    researcher_id: int
+    display_name: str
+    orcid: str | None
+    openalex_id: str | None
+    dblp_key: str | None
+    works_count: int
+
+
+def _candidates_by_name(cursor: Cursor, words: set[str]) -> list[_Named]:
+    cursor.execute(
+        """
+        SELECT id, display_name, orcid, openalex_id, dblp_id, works_count
+        FROM researchers_researcher
+        WHERE merged_into_id IS NULL
+          AND (split_part(name_normalized, ' ', 1) = ANY(%(words)s)
+               OR reverse(split_part(reverse(name_normalized), ' ', 1)) = ANY(%(words)s))
+        """,
+        {"words": sorted(words)},
+    )
+    return [
+        _Named(rid, name, orcid, openalex_id, dblp_identity_key(dblp_id or ""), works or 0)
+        for rid, name, orcid, openalex_id, dblp_id, works in cursor.fetchall()
+    ]
+
+
+def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]]:
+    cursor.execute(
+        """
+        SELECT a.researcher_id, a.work_id, w.publication_year, w.source_id, a.institution_ids,
+               a.affiliation_names, o.ids, o.names,
+               ARRAY(SELECT t.external_id FROM publications_worktopic wt
+                     JOIN publications_topic t ON t.id = wt.topic_id
+                     WHERE wt.work_id = a.work_id)
+        FROM publications_authorship a
+        JOIN publications_work w ON w.id = a.work_id
+        LEFT JOIN LATERAL (
+            SELECT array_agg(b.researcher_id) FILTER (WHERE b.researcher_id IS NOT NULL) AS ids,
+                   array_agg(b.raw_name) AS names
+            FROM publications_authorship b
+            WHERE b.work_id = a.work_id AND b.position <> a.position
+              AND w.authors_count <= %(max_authors)s
+        ) o ON true
+        WHERE a.researcher_id = ANY(%(ids)s)
+        """,
+        {"ids": ids, "max_authors": MAX_AUTHORS_FOR_EVIDENCE},
+    )
+    works: dict[int, dict[int, CandidateWork]] = defaultdict(dict)
+    for (
+        rid,
+        work_id,
+        year,
+        venue,
+        institutions,
+        affiliations,
+        co_ids,
+        co_names,
+        topics,
+    ) in cursor.fetchall():
+        works[rid][work_id] = CandidateWork(
+            year=year,
+            venue_id=venue,
+            institution_ids=frozenset(institutions or ()),
+            affiliation_names=tuple(affiliations or ()),
+            coauthor_ids=frozenset(co_ids or ()),
+            coauthor_names=tuple(co_names or ()),
+            topic_keys=frozenset(topics or ()),
+        )
+    return works
+
+
+def _affiliations(
+    cursor: Cursor, ids: list[int]
+) -> tuple[dict[int, set[int]], dict[int, set[str]]]:
+    cursor.execute(
+        """
+        SELECT f.researcher_id, f.institution_id, i.email_domains
+        FROM researchers_affiliation f
+        JOIN researchers_institution i ON i.id = f.institution_id
+        WHERE f.researcher_id = ANY(%s)
+        """,
+        [ids],
+    )
+    institutions: dict[int, set[int]] = defaultdict(set)
+    domains: dict[int, set[str]] = defaultdict(set)
+    for rid, institution_id, email_domains in cursor.fetchall():
+        institutions[rid].add(institution_id)
+        domains[rid].update(d.lower() for d in email_domains or ())
+    return institutions, domains
+
+
+def compatible(mention: MentionContext, candidate_name: str, dblp_key: str | None) -> GivenNames:
+    """How the names compare; a dblp homonym key decides by itself (the same key: the same
+    person; two different keys: never)."""
+    if mention.dblp_key and dblp_key:
+        return GivenNames.SAME if mention.dblp_key == dblp_key else GivenNames.INCOMPATIBLE
+    other = person_name(candidate_name)
+    if not keys_meet(mention.name, other):
+        return GivenNames.INCOMPATIBLE
+    return names_compare(mention.name, other)
+
+
+def candidates_for(
+    cursor: Cursor,
+    mentions: Sequence[MentionContext],
+    *,
+    exclude: dict[MentionContext, frozenset[int]] | None = None,
+) -> dict[MentionContext, list[CandidateProfile]]:
+    """Every mention's candidates with their evidence (see the module docstring). Three
+    statements whatever the batch size. exclude: researchers a mention can never be (its own
+    record, in the re-run)."""
+    found: dict[MentionContext, list[CandidateProfile]] = {m: [] for m in mentions}
+    if not mentions:
+        return found
+    words = {word for m in mentions for word in blocking_keys(m.name)}
+    named = _candidates_by_name(cursor, words)
+    by_word: dict[str, list[_Named]] = defaultdict(list)
+    for candidate in named:
+        for word in blocking_keys(person_name(candidate.display_name)):
+            by_word[word].append(candidate)
+    chosen: dict[MentionContext, list[_Named]] = {}
+    for mention in mentions:
+        seen: dict[int, tuple[GivenNames, _Named]] = {}
+        excluded = (exclude or {}).get(mention, frozenset())
+        for word in blocking_keys(mention.name):
+            for candidate in by_word.get(word, ()):
+                if candidate.researcher_id in seen or candidate.researcher_id in excluded:
+                    continue
+                level = compatible(mention, candidate.display_name, candidate.dblp_key)
+                if level != GivenNames.INCOMPATIBLE:
+                    seen[candidate.researcher_id] = (level, candidate)
+        ranked = sorted(seen.values(), key=lambda p: (-p[0], -p[1].works_count, p[1].researcher_id))
+        chosen[mention] = [candidate for _, candidate in ranked[:MAX_CANDIDATES_PER_MENTION]]
+    ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
+    works = _works(cursor, ids)
+    institutions, domains = _affiliations(cursor, ids)
+    for mention, candidates in chosen.items():
+        found[mention] = [
+            CandidateProfile(
+                researcher_id=c.researcher_id,
+                display_name=c.display_name,
+                orcid=c.orcid,
+                openalex_id=c.openalex_id,
+                dblp_key=c.dblp_key,
+                affiliation_institution_ids=frozenset(institutions.get(c.researcher_id, ())),
+                email_domains=frozenset(domains.get(c.researcher_id, ())),
+                works=works.get(c.researcher_id, {}),
+            )
+            for c in candidates
+        ]
+    return found

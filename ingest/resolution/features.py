@@ -1,0 +1,284 @@
+"""Pairwise features of the learned resolver: what a name-only mention and one candidate
+researcher have in common, as numbers the model reads (pure functions, no database).
+
+A mention is what its byline says (MentionContext); a candidate is what bzpeer holds about an
+existing researcher, work by work (CandidateProfile), so the mention's own work can be left out
+of its candidate's evidence (training on identified mentions, and the re-run over L0 records,
+compare a record's byline with the rest of its works).
+
+Missing evidence is NaN, not zero (the model tells "no venue known" from "another venue").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+from rapidfuzz import fuzz
+
+from researchers.names import GivenNames, PersonName, names_compare, normalize_name, person_name
+
+NAN = float("nan")
+# The writer's cursor (ingest.writer.staging.Cursor), named here so this package never imports
+# the writer that calls it.
+Cursor = psycopg.Cursor[Any]
+
+# The order the model was trained on: never reorder, only append (and retrain).
+FEATURE_NAMES: tuple[str, ...] = (
+    "given_names",  # GivenNames: 0 incompatible .. 3 the same
+    "name_exact",  # the normalised full names are equal
+    "name_similarity",  # rapidfuzz token-sort ratio of the two names, 0..1
+    "mention_initials_only",  # the byline gives initials only
+    "candidate_initials_only",
+    "shared_coauthor_ids",  # resolved coauthors on the byline who wrote with the candidate
+    "coauthor_name_overlap",  # byline names (family name + initial) among the candidate's coauthors
+    "coauthor_name_ratio",  # the same, over the byline's other names
+    "byline_others",  # how many other names the byline has
+    "shared_institutions",  # institution ids in common
+    "affiliation_similarity",  # best fuzzy match of the raw affiliation strings, 0..1
+    "topic_jaccard",
+    "shared_topics",
+    "venue_works",  # the candidate's works in the mention's venue
+    "year_gap",  # years between the mention and the candidate's span of activity
+    "candidate_works",  # log1p of the candidate's works
+    "name_candidates",  # compatible candidates the mention has (how common the name is)
+    "email_domain_match",  # the mention's email domain among the candidate's institutions'
+    "abstract_similarity",  # the hook for closeness in meaning (ABSTRACT_SIMILARITY)
+)
+
+
+@dataclass(frozen=True)
+class MentionContext:
+    """A name without identifier and what its byline says around it."""
+
+    key: Hashable  # the caller's mention (NameMention, or an authorship id)
+    name: PersonName
+    display_name: str
+    dblp_key: str | None = None
+    work_id: int | None = None  # left out of every candidate's evidence
+    coauthor_ids: frozenset[int] = frozenset()  # resolved researchers elsewhere on the byline
+    coauthor_names: tuple[str, ...] = ()  # every other name on the byline, as written
+    institution_ids: frozenset[int] = frozenset()
+    affiliation_names: tuple[str, ...] = ()
+    topic_keys: frozenset[str] = frozenset()  # publications_topic.external_id
+    venue_id: int | None = None
+    year: int | None = None
+    email_domains: frozenset[str] = frozenset()
+    abstract: str = ""
+
+    def coauthor_keys(self) -> list[frozenset[tuple[str, str]]]:
+        return [name_keys(name) for name in self.coauthor_names]
+
+
+@dataclass
+class CandidateWork:
+    year: int | None = None
+    venue_id: int | None = None
+    institution_ids: frozenset[int] = frozenset()
+    affiliation_names: tuple[str, ...] = ()
+    coauthor_ids: frozenset[int] = frozenset()
+    coauthor_names: tuple[str, ...] = ()
+    topic_keys: frozenset[str] = frozenset()
+
+
+@dataclass
+class CandidateProfile:
+    """What bzpeer holds about an existing researcher, work by work."""
+
+    researcher_id: int
+    display_name: str
+    orcid: str | None = None
+    openalex_id: str | None = None
+    dblp_key: str | None = None
+    affiliation_institution_ids: frozenset[int] = frozenset()  # researchers_affiliation
+    email_domains: frozenset[str] = frozenset()  # of the candidate's institutions
+    works: dict[int, CandidateWork] = field(default_factory=dict)
+    # Its works summed up, per work left out (None: none), filled by pair_features.
+    summaries: dict[int | None, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def name(self) -> PersonName:
+        return person_name(self.display_name)
+
+
+# The hook for closeness in meaning (issue 26's embeddings): a function of (mention, candidate)
+# returning a cosine in -1..1, or None when either side has no vector. Unset, the feature is
+# missing (NaN) for every pair, as in the shipped model's training; set it, then retrain.
+AbstractSimilarity = Callable[[MentionContext, CandidateProfile], float | None]
+ABSTRACT_SIMILARITY: AbstractSimilarity | None = None
+
+
+@lru_cache(maxsize=262144)
+def name_keys(name: str) -> frozenset[tuple[str, str]]:
+    """(family name, first initial) of every reading of a byline name."""
+    return person_name(name).match_keys()
+
+
+@lru_cache(maxsize=65536)
+def _affiliation_key(text: str) -> str:
+    return normalize_name(text)
+
+
+def initials_only(name: PersonName) -> bool:
+    return not name.given or all(len(token) == 1 for token in name.given)
+
+
+def _jaccard(left: frozenset[str] | set[str], right: frozenset[str] | set[str]) -> float:
+    if not left or not right:
+        return NAN
+    return len(left & right) / len(left | right)
+
+
+@dataclass
+class _Summary:
+    """A candidate's works taken together (computed once per candidate, not once per pair)."""
+
+    works: int = 0
+    coauthor_ids: set[int] = field(default_factory=set)
+    coauthor_keys: set[tuple[str, str]] = field(default_factory=set)
+    institutions: set[int] = field(default_factory=set)
+    affiliations: set[str] = field(default_factory=set)
+    topics: set[str] = field(default_factory=set)
+    years: list[int] = field(default_factory=list)
+    venues: dict[int | None, int] = field(default_factory=dict)
+
+
+def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary:
+    cache = candidate.summaries
+    if excluded_work in cache:
+        return cache[excluded_work]
+    summary = _Summary(institutions=set(candidate.affiliation_institution_ids))
+    for work_id, work in candidate.works.items():
+        if work_id == excluded_work:
+            continue
+        summary.works += 1
+        summary.coauthor_ids |= work.coauthor_ids
+        for name in work.coauthor_names:
+            summary.coauthor_keys |= name_keys(name)
+        summary.institutions |= work.institution_ids
+        summary.affiliations.update(_affiliation_key(a) for a in work.affiliation_names)
+        summary.topics |= work.topic_keys
+        if work.year:
+            summary.years.append(work.year)
+        summary.venues[work.venue_id] = summary.venues.get(work.venue_id, 0) + 1
+    summary.affiliations.discard("")
+    cache[excluded_work] = summary
+    return summary
+
+
+def pair_features(
+    mention: MentionContext, candidate: CandidateProfile, *, name_candidates: int
+) -> dict[str, float]:
+    """The features of one pair (FEATURE_NAMES), the mention's own work left out."""
+    excluded = mention.work_id if mention.work_id in candidate.works else None
+    summary = _summary(candidate, excluded)
+    given = names_compare(mention.name, candidate.name)
+    mention_full = " ".join(mention.name.given + mention.name.family)
+    candidate_full = " ".join(candidate.name.given + candidate.name.family)
+    coauthor_ids, coauthor_keys = summary.coauthor_ids, summary.coauthor_keys
+    institutions, affiliations = summary.institutions, summary.affiliations
+    topics, years = summary.topics, summary.years
+    venue_works = summary.venues.get(mention.venue_id, 0) if mention.venue_id is not None else 0
+    works = summary.works
+    others = mention.coauthor_keys()
+    name_overlap = sum(1 for keys in others if keys & coauthor_keys)
+    mention_affiliations = {_affiliation_key(a) for a in mention.affiliation_names} - {""}
+    affiliation_similarity = (
+        max(
+            fuzz.token_set_ratio(one, other) / 100
+            for one in mention_affiliations
+            for other in affiliations
+        )
+        if mention_affiliations and affiliations
+        else NAN
+    )
+    if mention.year and years:
+        year_gap = float(max(0, min(years) - mention.year, mention.year - max(years)))
+    else:
+        year_gap = NAN
+    email = (
+        float(bool(mention.email_domains & candidate.email_domains))
+        if mention.email_domains and candidate.email_domains
+        else NAN
+    )
+    similarity = ABSTRACT_SIMILARITY(mention, candidate) if ABSTRACT_SIMILARITY else None
+    return {
+        "given_names": float(given),
+        "name_exact": float(mention_full == candidate_full),
+        "name_similarity": fuzz.token_sort_ratio(mention_full, candidate_full) / 100,
+        "mention_initials_only": float(initials_only(mention.name)),
+        "candidate_initials_only": float(initials_only(candidate.name)),
+        "shared_coauthor_ids": float(len(mention.coauthor_ids & coauthor_ids)),
+        "coauthor_name_overlap": float(name_overlap),
+        "coauthor_name_ratio": name_overlap / len(others) if others else NAN,
+        "byline_others": float(len(others)),
+        "shared_institutions": float(len(mention.institution_ids & institutions))
+        if mention.institution_ids
+        else NAN,
+        "affiliation_similarity": affiliation_similarity,
+        "topic_jaccard": _jaccard(mention.topic_keys, topics),
+        "shared_topics": float(len(mention.topic_keys & topics)) if mention.topic_keys else NAN,
+        "venue_works": float(venue_works) if mention.venue_id is not None else NAN,
+        "year_gap": year_gap,
+        "candidate_works": math.log1p(works),
+        "name_candidates": float(name_candidates),
+        "email_domain_match": email,
+        "abstract_similarity": NAN if similarity is None else float(similarity),
+    }
+
+
+# --- The signals a link needs besides the model's score (decide.py) ---------------------------
+
+AFFILIATION_MATCH = 0.9
+TOPIC_MATCH = 0.2
+MAX_TEAM_SIGNALS = 3
+TEAM_NAME_RATIO = 0.15
+TEAM_ID_RATIO = 0.1
+
+
+def independent_signals(features: dict[str, float]) -> dict[str, bool | int]:
+    """The evidence besides the name, counted as independent signals: the team (resolved
+    coauthors or coauthors by name, whichever is more, at most MAX_TEAM_SIGNALS), the
+    institution (an id or a near-identical affiliation string), the venue, the topics."""
+    # A few names met by chance on a long byline are no team (NaN: no byline at all); one
+    # resolved coauthor among dozens is weak too.
+    ratio = features["coauthor_name_ratio"]
+    by_name = features["coauthor_name_overlap"] if ratio >= TEAM_NAME_RATIO else 0.0
+    by_id = features["shared_coauthor_ids"]
+    others = max(1.0, features["byline_others"])
+    if by_id < 2 and by_id / others < TEAM_ID_RATIO:
+        by_id = 0.0
+    team = int(max(by_id, by_name))
+
+    def at_least(name: str, floor: float) -> bool:
+        value = features[name]
+        return not math.isnan(value) and value >= floor
+
+    return {
+        "team": min(team, MAX_TEAM_SIGNALS),
+        "institution": at_least("shared_institutions", 1)
+        or at_least("affiliation_similarity", AFFILIATION_MATCH),
+        "venue": at_least("venue_works", 1),
+        "topics": at_least("topic_jaccard", TOPIC_MATCH),
+    }
+
+
+def signal_count(signals: dict[str, bool | int]) -> int:
+    return int(signals["team"]) + sum(int(bool(v)) for k, v in signals.items() if k != "team")
+
+
+__all__ = [
+    "ABSTRACT_SIMILARITY",
+    "FEATURE_NAMES",
+    "CandidateProfile",
+    "CandidateWork",
+    "GivenNames",
+    "MentionContext",
+    "independent_signals",
+    "pair_features",
+    "signal_count",
+]

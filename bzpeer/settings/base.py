@@ -13,7 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from .environment import BASE_DIR, env
-from .operations import CACHE_OPTIONS
+from .operations import CACHE_OPTIONS, OWED_WORK_BEAT_SCHEDULE
 
 # Where the default depends on the environment, the value is read here as None when unset and
 # settled by local.py, test.py or production.py (which refuses to start without SECRET_KEY and
@@ -444,6 +444,8 @@ CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
     "schedule": 5 * 60,
     "options": {"queue": GRAPH_QUEUE},
 }
+# Work whose task message was lost, owed in the database and sent again (operations.py).
+CELERY_BEAT_SCHEDULE.update(OWED_WORK_BEAT_SCHEDULE)
 # Every work's novelty and every researcher's median, from scratch, once a week
 # (publications.services.novelty; docs/novelty.md): a percentile moves with its whole baseline.
 CELERY_BEAT_SCHEDULE["novelty-compute"] = {

@@ -64,3 +64,17 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_step": 0.5,
     "interval_max": 1,
 }
+# Work whose task message was lost (the broker down or emptied) is owed in the database and sent
+# again by these sweeps (docs/operating.md, "When a dependency fails", lists every task with
+# how it is owed and swept; base.py adds them to the beat schedule).
+OWED_WORK_BEAT_SCHEDULE = {
+    "notifications-emails-owed": {
+        "task": "notifications.tasks.notification_emails_owed_send",
+        "schedule": 5 * 60,
+    },
+    "claims-checks-owed": {"task": "claims.tasks.claim_checks_owed_send", "schedule": 5 * 60},
+    "account-exports-owed": {
+        "task": "collaboration.tasks.account_exports_owed_build",
+        "schedule": 5 * 60,
+    },
+}

@@ -76,3 +76,42 @@ def test_a_service_queues_its_task_by_name_and_the_task_runs(
     assert [message.to for message in mailoutbox] == [["alice@example.org"]]
     notification.refresh_from_db()
     assert notification.emailed_at is not None
+
+
+@pytest.fixture
+def broker_unreachable():
+    """The Celery app's broker pointed at a port where nothing listens (its pools made again)."""
+    saved = celery_app.conf.broker_url, celery_app.conf.broker_write_url
+
+    def reset_pools() -> None:
+        if celery_app._pool is not None:
+            celery_app._pool.force_close_all()
+        celery_app._pool = None
+        celery_app.amqp._producer_pool = None
+
+    reset_pools()
+    celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
+    celery_app.conf.broker_write_url = None
+    yield
+    reset_pools()
+    celery_app.conf.broker_url, celery_app.conf.broker_write_url = saved
+
+
+def test_an_unreachable_broker_never_fails_the_committed_request(
+    broker_unreachable, django_capture_on_commit_callbacks, caplog
+):
+    alice = make_member("alice-broker@example.org", display_name="Alice Broker")
+    # robust=False in the service: still no error once the transaction has committed.
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        notification = notification_create(
+            user=alice,
+            category="claims",
+            kind="test",
+            subject="Hello",
+            message="A message",
+            url="/",
+        )
+
+    assert len(callbacks) == 1
+    assert notification.pk is not None
+    assert "broker unavailable, notifications.tasks.notification_email_send" in caplog.text

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from celery.schedules import crontab
+
 from .environment import env
 
 OPENALEX_API_URL = env.str("OPENALEX_API_URL", default="https://api.openalex.org")
@@ -71,6 +73,10 @@ OWED_WORK_BEAT_SCHEDULE = {
     "notifications-emails-owed": {
         "task": "notifications.tasks.notification_emails_owed_send",
         "schedule": 5 * 60,
+    },
+    "notifications-daily-digests-owed": {
+        "task": "notifications.tasks.notification_digests_resend_pending",
+        "schedule": crontab(minute=30),
     },
     "claims-checks-owed": {"task": "claims.tasks.claim_checks_owed_send", "schedule": 5 * 60},
     "account-exports-owed": {

@@ -18,6 +18,10 @@ from collaboration.models import AccountExport, AccountExportStatus
 from collaboration.services import account_exports_owed_build
 from notifications.kinds import Delivery
 from notifications.models import Notification
+from notifications.services.digest import (
+    notification_digests_queue,
+    notification_digests_resend_pending,
+)
 from notifications.services.notifications import notification_emails_owed_send
 from tests.factories import ResearcherFactory
 from tests.support.people import make_member, submit
@@ -48,19 +52,20 @@ def sent(monkeypatch):
         "notifications.tasks.notification_email_send",
         "claims.tasks.claim_checks_run",
         "collaboration.tasks.account_export_build",
+        "notifications.tasks.notification_digest_deliveries_send",
     ):
         monkeypatch.setattr(registered_task(name), "apply_async", recorder(name))
     return calls
 
 
 def _notification(user, *, age: timedelta, **fields) -> Notification:
+    fields = {"email_delivery": Delivery.IMMEDIATELY, **fields}
     return Notification.objects.create(
         user=user,
         category="claims",
         kind="claim_approved",
         subject="Your claim",
         message="It was approved.",
-        email_delivery=Delivery.IMMEDIATELY,
         created_at=timezone.now() - age,
         **fields,
     )
@@ -123,3 +128,20 @@ def test_a_pending_export_is_built_again_once(sent, sweep):
     export.refresh_from_db()
     assert export.status == AccountExportStatus.READY
     assert sweep(account_exports_owed_build) == 0
+
+
+def test_a_daily_digest_whose_chunk_was_lost_is_queued_again_and_sent_once(sent, sweep):
+    alice = make_member("alice-digest-owed@example.org", display_name="Alice Digest")
+    _notification(alice, age=timedelta(hours=2), email_delivery=Delivery.DAILY)
+    task = "notifications.tasks.notification_digest_deliveries_send"
+    # The daily run planned it and queued its chunk, whose message the broker then lost.
+    assert sweep(lambda: notification_digests_queue(clock=timezone.now())) == 1
+    [(lost_chunk,)] = sent.pop(task)
+
+    assert sweep(notification_digests_resend_pending) == 1
+    assert sent[task] == [(lost_chunk,)]
+
+    registered_task(task).run(lost_chunk)
+    registered_task(task).run(lost_chunk)  # the lost message turns up after all
+    assert len(mail.outbox) == 1
+    assert sweep(notification_digests_resend_pending) == 0

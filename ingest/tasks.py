@@ -28,7 +28,9 @@ def import_chunk(self, chunk_id: int) -> None:
         finished_run = services.import_chunk_process(chunk_id=chunk_id)
     except (OperationalError, InterfaceError) as exc:
         logger.warning("import chunk %s: database unavailable, retrying: %s", chunk_id, exc)
-        raise self.retry(exc=exc, countdown=min(30, 2**self.request.retries), max_retries=20)
+        raise self.retry(
+            exc=exc, countdown=min(30, 2**self.request.retries), max_retries=20
+        ) from exc
     except Exception as exc:
         run_id = ImportChunk.objects.filter(id=chunk_id).values_list("run_id", flat=True).first()
         if run_id:

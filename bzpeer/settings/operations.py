@@ -53,7 +53,7 @@ CACHE_OPTIONS = {
     "SOCKET_TIMEOUT": env.float("REDIS_TIMEOUT", default=2.0),
 }
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
-DJANGO_REDIS_LOGGER = "bzpeer.cache"
+DJANGO_REDIS_LOGGER = "bzpeer.cache.unreachable"  # sampled: bzpeer.cache.CacheErrorsSampled
 # A worker that lost the broker reconnects for ever (None: no limit), so it comes back by itself
 # after a Redis restart; a web process sending after commit gives up within a few seconds and
 # logs it (bzpeer.queueing: work that must not be lost is owed in the database and swept).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection, transaction
@@ -21,7 +21,7 @@ from .models import RateLimitEntry
 _TABLE = RateLimitEntry._meta.db_table
 
 
-def _expires(seconds: float):  # noqa: ANN202 - a datetime
+def _expires(seconds: float) -> datetime:
     return timezone.now() + timedelta(seconds=max(seconds, 0.001))
 
 

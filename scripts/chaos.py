@@ -40,6 +40,7 @@ from pathlib import Path
 
 import httpx
 import psycopg
+from chaos_figures import Fault, Sample, failing_stretches, failures_during, recovery_after
 from chaos_servers import Postgres, Redis, free_port, manage, start, stop
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -92,15 +93,22 @@ from ingest.tasks import import_run_enqueue
 import_run_enqueue(RUN)
 """
 
+# Chunk messages lost with Redis's empty restart are owed: beat's import_runs_resume_stalled
+# sends them again once the run made no progress for 30 minutes. The drill moves the run's
+# clock past that and runs the same sweep, rather than wait half an hour.
+RESUME = """
+from datetime import timedelta
+from django.utils import timezone
+from ingest.models import ImportRun
+from ingest.tasks import import_runs_resume_stalled
+ImportRun.objects.filter(pk=RUN, status="running").update(
+    last_progress_at=timezone.now() - timedelta(hours=1)
+)
+import_runs_resume_stalled()
+"""
+
 
 # --- the traffic ----------------------------------------------------------------------------
-
-
-@dataclass
-class Sample:
-    at: float
-    kind: str
-    status: int  # 0: no answer (connection refused or reset, a timeout)
 
 
 @dataclass
@@ -193,51 +201,6 @@ def member_journey(base: str, recorder: Recorder, seed: dict, member: dict, unti
 # --- the figures ----------------------------------------------------------------------------
 
 
-def failing_stretches(samples: list[Sample]) -> dict[str, float]:
-    """Per kind: the longest time from a failure (5xx or no answer) to the next success."""
-    longest: dict[str, float] = {}
-    first_failure: dict[str, float | None] = {}
-    for sample in sorted(samples, key=lambda s: s.at):
-        failed = sample.status == 0 or sample.status >= 500
-        if failed:
-            if first_failure.get(sample.kind) is None:
-                first_failure[sample.kind] = sample.at
-        else:
-            started = first_failure.get(sample.kind)
-            if started is not None:
-                longest[sample.kind] = max(longest.get(sample.kind, 0.0), sample.at - started)
-            first_failure[sample.kind] = None
-            longest.setdefault(sample.kind, 0.0)
-    for kind, started in first_failure.items():
-        if started is not None:  # still failing at the end
-            longest[kind] = max(longest.get(kind, 0.0), float("inf"))
-    return {kind: round(seconds, 2) for kind, seconds in sorted(longest.items())}
-
-
-def recovery_after(samples: list[Sample], back_at: float, until: float) -> dict[str, float]:
-    """Per kind: seconds from a dependency's return to the first success after the last failure
-    of that kind before `until` (the next fault, or the end); 0 when none failed after it."""
-    window = [s for s in sorted(samples, key=lambda s: s.at) if back_at <= s.at < until]
-    recovered: dict[str, float] = {}
-    for kind in sorted({s.kind for s in window}):
-        kind_samples = [s for s in window if s.kind == kind]
-        failures = [s.at for s in kind_samples if s.status == 0 or s.status >= 500]
-        if not failures:
-            recovered[kind] = 0.0
-            continue
-        later = [s.at for s in kind_samples if s.at > failures[-1]]
-        recovered[kind] = round(later[0] - back_at, 2) if later else float("inf")
-    return recovered
-
-
-def failures_during(samples: list[Sample], fault: Fault, until: float) -> dict[str, int]:
-    """Answers by status from the fault to the next one (or the end), failures only."""
-    counted = Counter(
-        str(s.status) for s in samples if fault.down_at <= s.at < until and not 0 < s.status < 500
-    )
-    return dict(sorted(counted.items()))
-
-
 def writes_check(postgres: Postgres, seed: dict, follows_done: set, works: int) -> dict:
     with psycopg.connect(postgres.url("bzpeer"), autocommit=True) as connection:
         rows = connection.execute(
@@ -287,14 +250,6 @@ def environment(postgres: Postgres, redis: Redis, work_dir: Path) -> dict[str, s
 
 
 # --- the drill ------------------------------------------------------------------------------
-
-
-@dataclass
-class Fault:
-    name: str
-    dependency: str
-    down_at: float = 0.0
-    back_at: float = 0.0
 
 
 def run_timeline(
@@ -434,13 +389,7 @@ def main() -> int:
         faults = run_timeline(seconds, postgres, redis, worker, respawn)
         for thread in threads:
             thread.join()
-        say("waiting for the import to finish (up to 5 minutes) ...")
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            check = writes_check(postgres, seed, recorder.follows_done, works)
-            if check["import_run"].get("status") in ("succeeded", "failed"):
-                break
-            time.sleep(2)
+        check = wait_for_import(env, postgres, seed, recorder, works)
     finally:
         for process in processes:
             stop(process)
@@ -457,6 +406,29 @@ def main() -> int:
     say(json.dumps(report, indent=1))
     say(f"written to {REPORT}; logs in {work_dir}")
     return 0 if report["passed"] else 1
+
+
+def wait_for_import(
+    env: dict[str, str], postgres: Postgres, seed: dict, recorder: Recorder, works: int
+) -> dict:
+    """Until the run finishes (5 minutes at most). When it stops moving for 20 s, its messages
+    were lost: the stalled-run sweep is run (with the run's clock moved), once."""
+    say("waiting for the import to finish (up to 5 minutes) ...")
+    deadline = time.monotonic() + 300
+    last_read, still_since, swept = -1, time.monotonic(), False
+    while True:
+        check = writes_check(postgres, seed, recorder.follows_done, works)
+        run = check["import_run"]
+        if run.get("status") in ("succeeded", "failed") or time.monotonic() > deadline:
+            check["import_resumed_by_the_stalled_run_sweep"] = swept
+            return check
+        if run.get("read") != last_read:
+            last_read, still_since = run.get("read", -1), time.monotonic()
+        elif not swept and time.monotonic() - still_since > 20:
+            say(f"  the run stopped at {last_read} records: its messages were lost; sweeping")
+            manage(env, "shell", "-c", RESUME.replace("RUN", str(seed["run"])))
+            swept = True
+        time.sleep(2)
 
 
 def summarise(samples: list[Sample], faults: list[Fault], check: dict, seconds: int) -> dict:

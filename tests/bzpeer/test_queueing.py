@@ -80,21 +80,16 @@ def test_a_service_queues_its_task_by_name_and_the_task_runs(
 
 @pytest.fixture
 def broker_unreachable():
-    """The Celery app's broker pointed at a port where nothing listens (its pools made again)."""
-    saved = celery_app.conf.broker_url, celery_app.conf.broker_write_url
-
-    def reset_pools() -> None:
-        if celery_app._pool is not None:
-            celery_app._pool.force_close_all()
-        celery_app._pool = None
-        celery_app.amqp._producer_pool = None
-
-    reset_pools()
-    celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
-    celery_app.conf.broker_write_url = None
+    """The Celery app's broker pointed at a port where nothing listens, with pools of its own;
+    the app's own URL and pools are put back untouched afterwards."""
+    conf, amqp = celery_app.conf, celery_app.amqp
+    saved = (conf.broker_url, conf.broker_write_url, celery_app._pool, amqp._producer_pool)
+    celery_app._pool, amqp._producer_pool = None, None
+    conf.broker_url, conf.broker_write_url = "redis://127.0.0.1:1/0", None
     yield
-    reset_pools()
-    celery_app.conf.broker_url, celery_app.conf.broker_write_url = saved
+    if celery_app._pool is not None:
+        celery_app._pool.force_close_all()
+    conf.broker_url, conf.broker_write_url, celery_app._pool, amqp._producer_pool = saved
 
 
 def test_an_unreachable_broker_never_fails_the_committed_request(

@@ -92,15 +92,21 @@ class Broker:
         )
 
 
-def _point_celery_at(url: str | None, queue: str | None) -> tuple:
-    """This process's Celery app sends to `url` on `queue` (its pools made again)."""
-    saved = (celery_app.conf.broker_url, celery_app.conf.task_default_queue)
+def _point_celery_at(url: str, queue: str) -> tuple:
+    """This process's Celery app sends to `url` on `queue`, with pools of its own; returns
+    what to give _put_back."""
+    conf, amqp = celery_app.conf, celery_app.amqp
+    saved = (conf.broker_url, conf.task_default_queue, celery_app._pool, amqp._producer_pool)
+    celery_app._pool, amqp._producer_pool = None, None
+    conf.broker_url, conf.task_default_queue = url, queue
+    return saved
+
+
+def _put_back(saved: tuple) -> None:
     if celery_app._pool is not None:
         celery_app._pool.force_close_all()
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
-    celery_app.conf.broker_url, celery_app.conf.task_default_queue = url, queue
-    return saved
+    conf, amqp = celery_app.conf, celery_app.amqp
+    conf.broker_url, conf.task_default_queue, celery_app._pool, amqp._producer_pool = saved
 
 
 @pytest.fixture
@@ -115,7 +121,7 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         for process in pool.processes:
             if process.poll() is None:
                 pool.kill(process, signal.SIGTERM)
-        _point_celery_at(*saved)
+        _put_back(saved)
         server.stop()
 
 

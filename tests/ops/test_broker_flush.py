@@ -21,7 +21,6 @@ import redis
 from django.db import connection
 from django.utils import timezone
 
-from bzpeer.celery import app as celery_app
 from ingest.models import ImportChunk, ImportIssue, ImportRun
 from ingest.services import import_run_create
 from ingest.tasks import import_run_enqueue, import_runs_resume_stalled
@@ -30,6 +29,7 @@ from notifications.services import notification_create
 from notifications.services.notifications import notification_emails_owed_send
 from publications.models import Authorship, Work
 from tests.bzpeer.servers import RedisServer
+from tests.support.celery_broker import celery_broker_pointed_at
 from tests.support.people import make_member
 from tests.support.synthetic import iter_works, write_works_snapshot
 
@@ -92,36 +92,21 @@ class Broker:
         )
 
 
-def _point_celery_at(url: str, queue: str) -> tuple:
-    """This process's Celery app sends to `url` on `queue`, with pools of its own; returns
-    what to give _put_back."""
-    conf, amqp = celery_app.conf, celery_app.amqp
-    saved = (conf.broker_url, conf.task_default_queue, celery_app._pool, amqp._producer_pool)
-    celery_app._pool, amqp._producer_pool = None, None
-    conf.broker_url, conf.task_default_queue = url, queue
-    return saved
-
-
-def _put_back(saved: tuple) -> None:
-    if celery_app._pool is not None:
-        celery_app._pool.force_close_all()
-    conf, amqp = celery_app.conf, celery_app.amqp
-    conf.broker_url, conf.task_default_queue, celery_app._pool, amqp._producer_pool = saved
-
-
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
     server = RedisServer(tmp_path)
     server.start()
     pool = Broker(server, tmp_path)
-    saved = _point_celery_at(server.url(), pool.queue)
     try:
-        yield pool
+        with celery_broker_pointed_at(server.url(), queue=pool.queue):
+            yield pool
+            for process in pool.processes:
+                if process.poll() is None:
+                    pool.kill(process, signal.SIGTERM)
     finally:
         for process in pool.processes:
             if process.poll() is None:
-                pool.kill(process, signal.SIGTERM)
-        _put_back(saved)
+                pool.kill(process, signal.SIGKILL)
         server.stop()
 
 

@@ -44,8 +44,12 @@ class CacheErrorsSampled(logging.Filter):
                 return False
             left_out, self._left_out, self._next = self._left_out, 0, now + self.INTERVAL
         error = record.exc_info[1] if record.exc_info else None
+        # The record's own text is taken before its msg is replaced: formatted afterwards, its
+        # args (ResilientRedisCache._unreachable's operation, key, error) met the new "%d" and
+        # raised TypeError, a 500 on the first sign-in after 10 s without a cache error.
+        text = error if error is not None else record.getMessage()
         record.msg = "Redis unreachable, cache operations skipped: %s (%d more in the last %d s)"
-        record.args = (error or record.getMessage(), left_out, int(self.INTERVAL))
+        record.args = (text, left_out, int(self.INTERVAL))
         record.exc_info, record.exc_text = None, None
         return True
 

@@ -5,11 +5,14 @@ stopped under gunicorn, is tests/ops/test_dependency_faults.py."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
+from bzpeer.cache import CacheErrorsSampled
 from bzpeer.users.models import RateLimitEntry
 from claims.ratelimit import RateLimited, rate_limit_check
 from tests.support.people import make_member
@@ -63,3 +66,23 @@ def test_our_own_limits_hold_their_window_in_the_database(cache_unreachable, set
     # The oldest attempt leaves the window an hour after it was made.
     assert refusal.value.retry_after == 3600 - 2
     rate_limit_check(action="claim_submit", key="user:7", at_ms=start + 3600 * 1000 + 1)
+
+
+def test_a_sampled_cache_warning_without_a_traceback_keeps_its_own_text():
+    """The rate limits' fallback logs "cache: <operation> <key> ..." with no exc_info; the
+    sampling filter once formatted those args into its own "%d" and raised (a 500)."""
+    record = logging.LogRecord(
+        "bzpeer.cache.unreachable",
+        logging.WARNING,
+        __file__,
+        1,
+        "cache: %s %s falls back to the database: %s",
+        ("add", "allauth:rl:login_failed:x", "Error 111"),
+        None,
+    )
+
+    assert CacheErrorsSampled().filter(record) is True
+    assert record.getMessage() == (
+        "Redis unreachable, cache operations skipped: cache: add allauth:rl:login_failed:x "
+        "falls back to the database: Error 111 (0 more in the last 10 s)"
+    )

@@ -9,7 +9,7 @@ DEMO_ADMIN_EMAIL ?= admin@bzpeer.invalid
 DEMO_ADMIN_PASSWORD ?= bzpeer-demo-admin
 BENCH_WORKS ?= 200000
 
-.PHONY: run test test-fast bench lint format services install migrate demo clean soak
+.PHONY: run test test-fast bench lint format services install migrate demo clean soak chaos
 
 # A one-line error naming the address tried, before anything is installed or started.
 services:
@@ -88,6 +88,14 @@ bench: migrate
 SOAK_SECONDS ?= 600
 soak: demo
 	SOAK_SECONDS=$(SOAK_SECONDS) DEMO_ADMIN_EMAIL="$(DEMO_ADMIN_EMAIL)" DEMO_ADMIN_PASSWORD="$(DEMO_ADMIN_PASSWORD)" $(PY) scripts/soak.py
+
+# A fault drill (scripts/chaos.py, docs/operating.md "When a dependency fails"): its own
+# PostgreSQL and Redis on free ports, gunicorn, a worker and beat under a steady mix of requests
+# while Redis is stopped and restarted empty, PostgreSQL restarted and the worker SIGKILLed;
+# reports requests by status, the longest failing stretch and whether every write is there once.
+CHAOS_SECONDS ?= 120
+chaos: $(BIN)/.installed
+	CHAOS_SECONDS=$(CHAOS_SECONDS) $(PY) scripts/chaos.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache

@@ -16,6 +16,7 @@ Why reads still go to the primary inside a replica request:
 
 from __future__ import annotations
 
+import time
 from contextvars import ContextVar
 from typing import Any
 
@@ -25,6 +26,22 @@ from django.db import DEFAULT_DB_ALIAS, connections
 _replica_alias: ContextVar[str | None] = ContextVar("bzpeer_replica_alias", default=None)
 # Whether this request has routed a write (it reads the primary from then on).
 _wrote: ContextVar[bool] = ContextVar("bzpeer_request_wrote", default=False)
+
+
+# Replicas this process found unreachable, until when (time.monotonic()): the readiness check
+# and a request whose replica connection failed mark one; its reads go elsewhere meanwhile.
+REPLICA_DOWN_SECONDS = 30
+_replica_down_until: dict[str, float] = {}
+
+
+def replica_mark_down(alias: str) -> None:
+    _replica_down_until[alias] = time.monotonic() + REPLICA_DOWN_SECONDS
+
+
+def replicas_up(aliases: list[str]) -> list[str]:
+    """The replicas among `aliases` not marked down (all of them once their time has passed)."""
+    now = time.monotonic()
+    return [alias for alias in aliases if _replica_down_until.get(alias, 0.0) <= now]
 
 
 def read_alias() -> str:

@@ -1,10 +1,19 @@
-"""Readiness: /readyz answers 200 only when this process can reach what a request needs.
+"""Readiness: /readyz answers 503 only when this process cannot serve requests at all.
 
-/healthz (bzpeer.urls) is liveness: the process answers, nothing else is asked, so a load
-balancer never restarts every web process because the database blinked. /readyz asks
-PostgreSQL (the primary and each replica), Redis (cache and sessions) and the Celery broker,
-each with a short timeout, and answers 503 naming what failed, so a load balancer or an
-orchestrator stops sending traffic to this process until it is ready again.
+/healthz (bzpeer.urls) is liveness: the process answers, nothing else is asked, so an
+orchestrator never restarts every web process because a dependency blinked. /readyz asks each
+dependency with a short timeout (docs/operating.md, "When a dependency fails"):
+
+- the primary database (postgres:default): without it no request can be answered, so a failure
+  is a 503 and a load balancer stops sending traffic to this process;
+- each read replica (postgres:replica_N): a failure takes that replica out of this process's
+  read pool for a while (bzpeer.db_router.replica_mark_down) and is reported as degraded; its
+  reads go to the primary meanwhile;
+- the cache (Redis: pages, counters, the sessions' front) and the Celery broker: a failure is
+  reported as degraded, 200 still. Every web node shares them, so taking nodes out for them
+  would take the whole site out, while the site serves without them (bzpeer.cache).
+
+/metrics carries the same answers as bzpeer_dependency_up{dependency=...} (bzpeer.metrics).
 """
 
 from __future__ import annotations
@@ -14,15 +23,18 @@ from collections.abc import Callable
 
 import redis
 from django.conf import settings
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django_redis import get_redis_connection
 
+from .db_router import replica_mark_down
+
 logger = logging.getLogger(__name__)
 
 _TIMEOUT_SECONDS = 2
+PRIMARY = f"postgres:{DEFAULT_DB_ALIAS}"
 
 
 def _database(alias: str) -> Callable[[], None]:
@@ -33,7 +45,7 @@ def _database(alias: str) -> Callable[[], None]:
     return check
 
 
-def _redis() -> None:
+def _cache() -> None:
     get_redis_connection("default").ping()
 
 
@@ -58,25 +70,46 @@ def _broker() -> None:
 
 def _checks() -> dict[str, Callable[[], None]]:
     checks = {f"postgres:{alias}": _database(alias) for alias in settings.DATABASES}
-    checks["redis"] = _redis
+    checks["cache"] = _cache
     checks["broker"] = _broker
     return checks
+
+
+def dependency_states() -> dict[str, str]:
+    """Each dependency's state: "ok" or "failed: <error class>". A replica that failed is taken
+    out of this process's read pool."""
+    results: dict[str, str] = {}
+    for name, check in _checks().items():
+        try:
+            check()
+        except Exception as error:  # noqa: BLE001  # any failure means not up, and says why
+            logger.warning("readiness: %s failed: %s", name, error)
+            results[name] = f"failed: {type(error).__name__}"
+            alias = name.removeprefix("postgres:")
+            if alias in settings.DATABASE_REPLICAS:
+                replica_mark_down(alias)
+            if name.startswith("postgres:"):
+                # A connection that failed is not kept for the next request.
+                connections[alias].close_if_unusable_or_obsolete()
+        else:
+            results[name] = "ok"
+    return results
 
 
 @require_safe
 @never_cache
 def readyz(request: HttpRequest) -> JsonResponse:
-    results: dict[str, str] = {}
-    for name, check in _checks().items():
-        try:
-            check()
-        except Exception as error:  # noqa: BLE001  # any failure means not ready, and says why
-            logger.warning("readiness: %s failed: %s", name, error)
-            results[name] = f"failed: {type(error).__name__}"
-        else:
-            results[name] = "ok"
+    results = dependency_states()
     failed = sorted(name for name, result in results.items() if result != "ok")
+    unavailable = PRIMARY in failed
+    degraded = [name for name in failed if name != PRIMARY]
+    status = "unavailable" if unavailable else "degraded" if degraded else "ok"
     return JsonResponse(
-        {"status": "unavailable" if failed else "ok", "failed": failed, "checks": results},
-        status=503 if failed else 200,
+        {
+            "status": status,
+            "failed": [PRIMARY] if unavailable else [],
+            "degraded": degraded,
+            "checks": results,
+        },
+        status=503 if unavailable else 200,
     )

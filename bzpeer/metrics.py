@@ -41,6 +41,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from .health import dependency_states
 from .http import client_address
 
 logger = logging.getLogger(__name__)
@@ -182,6 +183,21 @@ class ReplicaLagCollector(Collector):
         yield gauge
 
 
+class DependencyCollector(Collector):
+    """1 when a dependency answered at scrape time, else 0: the same checks as /readyz
+    (bzpeer.health), the primary, each replica, the cache and the broker."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        gauge = GaugeMetricFamily(
+            "bzpeer_dependency_up",
+            "Whether a dependency answered this process at scrape time (1) or not (0).",
+            labels=["dependency"],
+        )
+        for name, state in dependency_states().items():
+            gauge.add_metric([name], 1.0 if state == "ok" else 0.0)
+        yield gauge
+
+
 def _scrape_registry() -> CollectorRegistry:
     if settings.METRICS_MULTIPROCESS_DIR:
         # Each gunicorn worker writes its figures to files there; the scrape adds them up.
@@ -191,11 +207,28 @@ def _scrape_registry() -> CollectorRegistry:
         registry = CollectorRegistry()
         registry.register(_Forward(REGISTRY))
     registry.register(CeleryQueueDepthCollector())
+    registry.register(DependencyCollector())
     if settings.DATABASE_REPLICAS:
         registry.register(ReplicaLagCollector())
     for path in settings.METRICS_COLLECTORS:
-        registry.register(import_string(path)())
+        registry.register(_Guarded(import_string(path)()))
     return registry
+
+
+class _Guarded(Collector):
+    """An app's collector that reads the database: with the database unreachable the scrape
+    still answers (with bzpeer_dependency_up saying so), without that collector's figures."""
+
+    def __init__(self, collector: Collector) -> None:
+        self.collector = collector
+
+    def collect(self) -> Iterator[Any]:
+        try:
+            families = list(self.collector.collect())
+        except DatabaseError as error:
+            logger.warning("metrics: %s failed: %s", type(self.collector).__name__, error)
+            return
+        yield from families
 
 
 class _Forward(Collector):

@@ -10,10 +10,20 @@ queued, not when it is sent, so a misspelt or renamed task fails in the test tha
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import Task, current_app
 from django.db import transaction
+from kombu.exceptions import OperationalError as BrokerUnavailable
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+# A broker that cannot be reached: kombu's error once its publish retries are spent
+# (CELERY_TASK_PUBLISH_RETRY_POLICY), or redis-py's own on the way there.
+BROKER_ERRORS = (BrokerUnavailable, RedisConnectionError, RedisTimeoutError)
 
 
 class UnknownTask(LookupError):
@@ -44,15 +54,26 @@ def task_enqueue_on_commit(
     """Send task_name(*args, **kwargs) after the current transaction commits (at once when
     there is none). Nothing is sent when it rolls back.
 
-    robust: a broker that cannot take the message is logged by Django instead of raising into
-    the request that already committed; work that must not be lost is also recorded in the
-    database by the caller and swept again by a periodic task. options are Celery's
-    apply_async options (queue, countdown); the task's route applies otherwise.
+    A broker that cannot be reached never fails the request that already committed, robust or
+    not: the error is logged with the task and its arguments, and work that must not be lost is
+    recorded in the database by the caller and sent again by a periodic sweep (the table in
+    docs/operating.md, "When a dependency fails"). robust: any other error in sending is
+    logged by Django too, instead of raising. options are Celery's apply_async options (queue,
+    countdown); the task's route applies otherwise.
     """
     task = registered_task(task_name)
     send_options = dict(options or {})
 
     def send() -> None:
-        task.apply_async(args=args, kwargs=kwargs, **send_options)
+        try:
+            task.apply_async(args=args, kwargs=kwargs, **send_options)
+        except BROKER_ERRORS as error:
+            logger.warning(
+                "broker unavailable, %s%r%r not queued (its sweep sends it again): %s",
+                task_name,
+                args,
+                kwargs,
+                error,
+            )
 
     transaction.on_commit(send, robust=robust)

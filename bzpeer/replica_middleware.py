@@ -21,7 +21,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control
 
-from .db_router import replica_reads, request_wrote
+from .db_router import replica_reads, replicas_up, request_wrote
 
 STICKY_COOKIE = "bzpeer_rw"
 _STICKY_SALT = "bzpeer.replica_middleware.read-your-writes"
@@ -46,7 +46,12 @@ def replica_for(request: HttpRequest) -> str | None:
         return None
     if _wrote_recently(request):
         return None
-    return random.choice(settings.DATABASE_REPLICAS)  # noqa: S311  # load spreading, not security
+    # A replica found unreachable is out of the pool for a while (bzpeer.db_router); with none
+    # left, the primary serves the reads.
+    replicas = replicas_up(settings.DATABASE_REPLICAS)
+    if not replicas:
+        return None
+    return random.choice(replicas)  # noqa: S311  # load spreading, not security
 
 
 class ReplicaReadsMiddleware:

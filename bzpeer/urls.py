@@ -26,6 +26,9 @@ def healthz(request: HttpRequest) -> HttpResponse:
 # in to the admin therefore goes through the site's login, and back to the admin after it.
 admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
 
+# A database that cannot be reached is a 503 with Retry-After wherever it fails (bzpeer.db_outage).
+handler500 = "bzpeer.db_outage.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

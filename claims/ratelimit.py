@@ -12,15 +12,21 @@ says exactly when the oldest counted attempt leaves the window, and waiting that
 
 from __future__ import annotations
 
+import logging
 import math
 import re
+import time
 import uuid
 
+import redis
 from django.conf import settings
 from django.core.cache import cache
 from django_redis import get_redis_connection
 
 from bzpeer import errors
+from bzpeer.users.rate_limit_entries import sliding_window_hit
+
+logger = logging.getLogger(__name__)
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
@@ -85,14 +91,22 @@ def rate_limit_check(*, action: str, key: str, at_ms: int | None = None) -> None
     limit, period = parse_rate(rate)
     # Under the cache's key prefix, so the keys live and are cleared with the rest of the cache.
     redis_key = cache.make_key(f"claims:rl:{action}:{key}")
-    wait_ms = get_redis_connection("default").eval(
-        _SLIDING_WINDOW,
-        1,
-        redis_key,
-        period * 1000,
-        limit,
-        uuid.uuid4().hex,
-        "" if at_ms is None else at_ms,
-    )
+    try:
+        wait_ms = get_redis_connection("default").eval(
+            _SLIDING_WINDOW,
+            1,
+            redis_key,
+            period * 1000,
+            limit,
+            uuid.uuid4().hex,
+            "" if at_ms is None else at_ms,
+        )
+    except (redis.ConnectionError, redis.TimeoutError) as error:
+        # Redis unreachable: the same window, counted in PostgreSQL (docs/operating.md).
+        logger.warning("rate limit %s counted in the database: %s", action, error)
+        now_ms = at_ms if at_ms is not None else int(time.time() * 1000)
+        wait_ms = sliding_window_hit(
+            key=redis_key, limit=limit, period_seconds=period, now_ms=now_ms
+        )
     if wait_ms:
         raise RateLimited(action, retry_after=math.ceil(int(wait_ms) / 1000))

@@ -7,6 +7,7 @@
 - account_exports_delete_expired: hourly (beat): deletes the exports whose link has expired
 - account_export_build:     builds one "download my data" export (queued after its request
                             commits)
+- account_exports_owed_build: every five minutes (beat): builds whose message was lost
 
 Idempotent: the expiry is a conditional UPDATE, and each email is claimed by a conditional
 UPDATE before its task is queued, so overlapping sweeps never send one twice.
@@ -55,3 +56,9 @@ def account_export_build(export_id: int) -> bool:
 @shared_task(name="collaboration.tasks.account_exports_delete_expired", time_limit=5 * 60)
 def account_exports_delete_expired() -> int:
     return services.account_exports_delete_expired()
+
+
+# Every five minutes (beat): pending exports whose build message was lost.
+@shared_task(name="collaboration.tasks.account_exports_owed_build", time_limit=5 * 60)
+def account_exports_owed_build() -> int:
+    return services.account_exports_owed_build()

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from celery import group, shared_task
 from django.core.cache import cache
-from django.db import OperationalError, transaction
+from django.db import InterfaceError, OperationalError, transaction
 
 from ingest.models import ImportChunk
 from ingest.openalex.client import OpenAlexClient
@@ -20,10 +20,17 @@ logger = logging.getLogger(__name__)
 
 # A chunk is at most IMPORT_CHUNK_LINES records; an hour is far beyond what one needs, and a
 # hard limit keeps a stuck chunk from holding a worker forever (it resumes when redelivered).
-@shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=60 * 60)
-def import_chunk(chunk_id: int) -> None:
+# The database unreachable (a restart, a failover) fails no run: the chunk is tried again with
+# backoff and resumes where its last batch committed (issue 29).
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, time_limit=60 * 60)
+def import_chunk(self, chunk_id: int) -> None:
     try:
         finished_run = services.import_chunk_process(chunk_id=chunk_id)
+    except (OperationalError, InterfaceError) as exc:
+        logger.warning("import chunk %s: database unavailable, retrying: %s", chunk_id, exc)
+        raise self.retry(
+            exc=exc, countdown=min(30, 2**self.request.retries), max_retries=20
+        ) from exc
     except Exception as exc:
         run_id = ImportChunk.objects.filter(id=chunk_id).values_list("run_id", flat=True).first()
         if run_id:

@@ -70,3 +70,15 @@ def notification_digest_deliveries_send(delivery_ids: list[int]) -> int:
 @shared_task(name="notifications.tasks.notification_digests_queue", time_limit=5 * 60)
 def notification_digests_queue() -> int:
     return digest_services.notification_digests_queue(clock=timezone.now())
+
+
+# Every five minutes (beat): immediate emails whose task message was lost are queued again.
+@shared_task(name="notifications.tasks.notification_emails_owed_send", time_limit=5 * 60)
+def notification_emails_owed_send() -> int:
+    return notification_services.notification_emails_owed_send()
+
+
+# Hourly (beat): daily-digest deliveries whose chunk message was lost, or whose run died.
+@shared_task(name="notifications.tasks.notification_digests_resend_pending", time_limit=5 * 60)
+def notification_digests_resend_pending() -> int:
+    return digest_services.notification_digests_resend_pending()

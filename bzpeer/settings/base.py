@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from .environment import BASE_DIR, env
+from .operations import CACHE_OPTIONS, OWED_WORK_BEAT_SCHEDULE
 
 # Where the default depends on the environment, the value is read here as None when unset and
 # settled by local.py, test.py or production.py (which refuses to start without SECRET_KEY and
@@ -151,6 +152,8 @@ MIDDLEWARE = [
     "bzpeer.middleware.MissingSocialAppMiddleware",
     # A lock conflict the services' retries did not get past is a 503 with Retry-After.
     "bzpeer.middleware.LockConflictMiddleware",
+    # The database unreachable (a restart): a 503 with Retry-After (also bzpeer.urls' handler500).
+    "bzpeer.db_outage.DatabaseUnavailableMiddleware",
 ]
 if DATABASE_REPLICAS:
     # Outside the session and CSRF middleware: its read-your-writes cookie is its own.
@@ -235,14 +238,17 @@ SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="bzpeer <noreply@bzpeer.invalid>")
 
+# Redis unreachable: a miss, and rate limits counted in PostgreSQL (bzpeer.cache, operations.py).
 CACHES = {
     "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
+        "BACKEND": "bzpeer.cache.ResilientRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="bzpeer"),
+        "OPTIONS": CACHE_OPTIONS,
     }
 }
-SESSION_ENGINE = "django.contrib.sessions.backends.cache"
+# Rows in PostgreSQL with the cache in front: no Redis outage or empty restart signs anyone out.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -438,6 +444,8 @@ CELERY_BEAT_SCHEDULE["graph-edges-drain"] = {
     "schedule": 5 * 60,
     "options": {"queue": GRAPH_QUEUE},
 }
+# Work whose task message was lost, owed in the database and sent again (operations.py).
+CELERY_BEAT_SCHEDULE.update(OWED_WORK_BEAT_SCHEDULE)
 # Every work's novelty and every researcher's median, from scratch, once a week
 # (publications.services.novelty; docs/novelty.md): a percentile moves with its whole baseline.
 CELERY_BEAT_SCHEDULE["novelty-compute"] = {

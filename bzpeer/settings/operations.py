@@ -1,9 +1,12 @@
 """The operator's settings, imported by base.py: the import pipeline's batch, chunk and
-follow-up sizes, Prometheus metrics and HTTP caching of the public pages."""
+follow-up sizes, Prometheus metrics, HTTP caching of the public pages, and how the site rides
+out a dependency's failure (docs/operating.md, "When a dependency fails")."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+
+from celery.schedules import crontab
 
 from .environment import env
 
@@ -39,3 +42,45 @@ HTTP_CACHE_STALE_WHILE_REVALIDATE = env.int("HTTP_CACHE_STALE_WHILE_REVALIDATE",
 # Every page's ETag also changes at least this often (bzpeer.http_caching.validator_period):
 # as long as the profile page cache keeps a page, and for the same reason.
 HTTP_CACHE_VALIDATOR_SECONDS = env.int("HTTP_CACHE_VALIDATOR_SECONDS", default=600)
+
+# A cache is an accelerator, not a dependency (issue 29): with Redis unreachable a read is a
+# miss and a write is dropped, each logged (django-redis's IGNORE_EXCEPTIONS), and the rate
+# limits' keys are counted in PostgreSQL meanwhile (bzpeer.cache). Short socket timeouts, so a
+# Redis that hangs costs a request a second or two, not a worker.
+CACHE_OPTIONS = {
+    "IGNORE_EXCEPTIONS": True,
+    "SOCKET_CONNECT_TIMEOUT": env.float("REDIS_CONNECT_TIMEOUT", default=1.0),
+    "SOCKET_TIMEOUT": env.float("REDIS_TIMEOUT", default=2.0),
+}
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+DJANGO_REDIS_LOGGER = "bzpeer.cache.unreachable"  # sampled: bzpeer.cache.CacheErrorsSampled
+# A worker that lost the broker reconnects for ever (None: no limit), so it comes back by itself
+# after a Redis restart; a web process sending after commit gives up within a few seconds and
+# logs it (bzpeer.queueing: work that must not be lost is owed in the database and swept).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 1,
+}
+# Work whose task message was lost (the broker down or emptied) is owed in the database and sent
+# again by these sweeps (docs/operating.md, "When a dependency fails", lists every task with
+# how it is owed and swept; base.py adds them to the beat schedule).
+OWED_WORK_BEAT_SCHEDULE = {
+    "notifications-emails-owed": {
+        "task": "notifications.tasks.notification_emails_owed_send",
+        "schedule": 5 * 60,
+    },
+    "notifications-daily-digests-owed": {
+        "task": "notifications.tasks.notification_digests_resend_pending",
+        "schedule": crontab(minute=30),
+    },
+    "claims-checks-owed": {"task": "claims.tasks.claim_checks_owed_send", "schedule": 5 * 60},
+    "account-exports-owed": {
+        "task": "collaboration.tasks.account_exports_owed_build",
+        "schedule": 5 * 60,
+    },
+}

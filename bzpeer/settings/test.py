@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from .base import *  # noqa: F403
 from .base import (
+    CACHE_OPTIONS,
     CELERY_DEFAULT_QUEUE_FROM_ENVIRONMENT,
     CELERY_VISIBILITY_TIMEOUT_FROM_ENVIRONMENT,
     TEST_DATABASE_NAME,
@@ -27,12 +28,13 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 REDIS_URL = TEST_REDIS_URL or urlsplit(REDIS_URL)._replace(path="/15").geturl()  # noqa: F405
 CACHES = {
     "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
+        "BACKEND": "bzpeer.cache.ResilientRedisCache",
         "LOCATION": REDIS_URL,
         # Per test database, so two test runs on one machine never see each other's keys.
         "KEY_PREFIX": "bzpeer-" + TEST_DATABASE_NAME + TEST_WORKER_SUFFIX,
         # A namespace per test (tests/support/cache_keys.py): nothing is flushed between tests.
         "KEY_FUNCTION": "tests.support.cache_keys.make_key",
+        "OPTIONS": CACHE_OPTIONS,
     }
 }
 CELERY_BROKER_URL = REDIS_URL

@@ -33,3 +33,17 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.display_name or self.email or self.username
+
+
+class RateLimitEntry(models.Model):
+    """A rate limit's entry kept here while Redis cannot be reached (bzpeer.cache and
+    bzpeer.users.rate_limit_entries): the attempts a limit counted, or the lock allauth takes
+    around counting them. Rows exist only during an outage and expire with their limit's
+    window; each write deletes the expired ones."""
+
+    key = models.CharField(max_length=400, primary_key=True)
+    value = models.JSONField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.key

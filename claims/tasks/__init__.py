@@ -10,10 +10,11 @@ Celery's autodiscovery imports this package; the task names stay "claims.tasks.<
 
 from __future__ import annotations
 
-from .checks import claim_checks_run
+from .checks import claim_checks_owed_send, claim_checks_run
 from .trust import researchers_trust_refresh, researchers_trust_refresh_claimed
 
 __all__ = [
+    "claim_checks_owed_send",
     "claim_checks_run",
     "researchers_trust_refresh",
     "researchers_trust_refresh_claimed",

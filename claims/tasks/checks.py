@@ -6,6 +6,7 @@ import logging
 
 from celery import shared_task
 
+from claims.services import checks_queue
 from claims.services.decisions import claim_checks_run as claim_checks_decide
 
 logger = logging.getLogger(__name__)
@@ -18,3 +19,9 @@ def claim_checks_run(claim_id: int) -> None:
     claim = claim_checks_decide(claim_id=claim_id)
     if claim is None:
         logger.info("claim %s is gone; nothing to check", claim_id)
+
+
+# Every five minutes (beat): pending claims whose checks task message was lost.
+@shared_task(name="claims.tasks.claim_checks_owed_send", time_limit=5 * 60)
+def claim_checks_owed_send() -> int:
+    return checks_queue.claim_checks_owed_send()

@@ -41,6 +41,7 @@ from .export import (
     account_export_link_token,
     account_export_request,
     account_exports_delete_expired,
+    account_exports_owed_build,
 )
 from .flags import user_flag_if_needed
 from .invitations import (
@@ -69,6 +70,7 @@ __all__ = [
     "account_export_link_token",
     "account_export_request",
     "account_exports_delete_expired",
+    "account_exports_owed_build",
     "block_create",
     "block_delete",
     "collaboration_settings_update",

@@ -127,3 +127,28 @@ def account_exports_delete_expired() -> int:
     if deleted:
         logger.info("deleted %d expired account exports", deleted)
     return deleted
+
+
+# A pending export not built this long after it was asked for is owed: its task message was lost
+# (the broker down or emptied). A build takes seconds; the day-old ones are deleted instead.
+EXPORT_OWED_AFTER = timedelta(minutes=5)
+
+
+def account_exports_owed_build(*, limit: int = 200) -> int:
+    """Queue again the builds of pending exports that are owed (a periodic sweep); how many.
+    A build that finds its export no longer pending does nothing, so a late task costs a read."""
+    now = timezone.now()
+    owed = list(
+        AccountExport.objects.filter(
+            status=AccountExportStatus.PENDING,
+            created_at__lte=now - EXPORT_OWED_AFTER,
+            created_at__gt=now - timedelta(days=1),
+        )
+        .order_by("created_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    for export_id in owed:
+        task_enqueue_on_commit(BUILD_TASK, export_id)
+    if owed:
+        logger.info("account exports owed: %d builds queued again (first %s)", len(owed), owed[:20])
+    return len(owed)

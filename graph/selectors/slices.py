@@ -9,6 +9,8 @@ from typing import Any
 from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
+from redis import ConnectionError as RedisConnectionError
+from redis import TimeoutError as RedisTimeoutError
 
 from bzpeer.db import read_connection
 from publications.models import Authorship, Citation, WorkTopic
@@ -474,7 +476,11 @@ def graph_slice_for(researcher: Researcher) -> dict[str, Any]:
     committed, so a slice computed from data older than a change is never cached under the
     version that follows the change.
     """
-    cache_key = keys.cache_name(_slice_key(researcher.id))
+    try:
+        cache_key = keys.cache_name(_slice_key(researcher.id))
+    except (RedisConnectionError, RedisTimeoutError):
+        # Redis unreachable: the slice from the database, not cached (issue 29).
+        return graph_slice_build(researcher)
     cached = cache.get(cache_key)
     if cached is not None:
         return cached

@@ -168,3 +168,17 @@ def notification_digest_send(*, user_id: int, clock: datetime | None = None) -> 
     if not plan.pending:
         return 0
     return notification_digest_deliveries_send(delivery_ids=plan.pending).items
+
+
+def notification_digests_resend_pending() -> int:
+    """Queue again the chunks of daily-digest deliveries still to send (a periodic sweep,
+    hourly): those whose task message was lost (the broker down or emptied), or whose run died
+    and whose lease has passed. The daily run would find them only the next day. A delivery
+    another run holds, or that is sent meanwhile, is left alone by the chunk's claim, so a
+    chunk queued twice sends nothing twice. Returns the number of deliveries queued."""
+    pending = digest_deliveries_pending(category=DAILY_DIGEST_SCOPE)
+    for chunk in digest_chunks(pending):
+        task_enqueue_on_commit("notifications.tasks.notification_digest_deliveries_send", chunk)
+    if pending:
+        logger.info("daily notification digests owed: %d deliveries queued again", len(pending))
+    return len(pending)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -103,3 +104,32 @@ def notification_email_deliver(*, notification_id: int) -> bool:
         raise
     logger.info("notification %s emailed to user %s", notification.pk, user.pk)
     return True
+
+
+# An immediate email whose task has not sent it this long after its notification was created
+# is owed: its message was lost (the broker down or emptied). Longer than a queued task waits
+# on a healthy mail queue; a day at most, after which the in-app copy is the notification.
+EMAIL_OWED_AFTER = timedelta(minutes=2)
+EMAIL_OWED_FOR = timedelta(days=1)
+
+
+def notification_emails_owed_send(*, limit: int = 1000) -> int:
+    """Queue again the immediate emails that are owed (a periodic sweep); how many were queued.
+    Each is sent at most once whatever the number of tasks (notification_email_deliver claims
+    it first), so a task that was only late costs nothing."""
+    now = timezone.now()
+    owed = list(
+        Notification.objects.filter(
+            email_delivery=Delivery.IMMEDIATELY,
+            emailed_at__isnull=True,
+            created_at__lte=now - EMAIL_OWED_AFTER,
+            created_at__gt=now - EMAIL_OWED_FOR,
+        )
+        .order_by("created_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    for notification_id in owed:
+        task_enqueue_on_commit("notifications.tasks.notification_email_send", notification_id)
+    if owed:
+        logger.info("notification emails owed: %d queued again (first %s)", len(owed), owed[:20])
+    return len(owed)

@@ -180,3 +180,37 @@ class Site:
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=30)
+
+
+class RedisServer:
+    """A Redis of the test's own on a free port, keeping nothing on disk (as the machines'), so
+    a restart starts empty. Never the machine's own Redis on 6379: others use it."""
+
+    def __init__(self, folder: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            missing("redis-server")
+        self.binary = str(binary)
+        self.folder = folder
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    def url(self, database: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{database}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+            + ["--appendonly", "no", "--dir", str(self.folder)],
+            stdout=(self.folder / "redis.log").open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_for_port(self.port, what="Redis")
+
+    def stop(self) -> None:
+        """SIGKILL: an outage, not a shutdown (nothing is saved)."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+        self.process = None

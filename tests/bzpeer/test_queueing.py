@@ -8,6 +8,7 @@ from django.db import transaction
 from bzpeer.celery import app as celery_app
 from bzpeer.queueing import UnknownTask, registered_task, task_enqueue_on_commit
 from notifications.services import notification_create
+from tests.support.celery_broker import celery_broker_pointed_at
 from tests.support.people import make_member
 
 pytestmark = pytest.mark.django_db
@@ -76,3 +77,49 @@ def test_a_service_queues_its_task_by_name_and_the_task_runs(
     assert [message.to for message in mailoutbox] == [["alice@example.org"]]
     notification.refresh_from_db()
     assert notification.emailed_at is not None
+
+
+UNREACHABLE_BROKER = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+
+
+@pytest.fixture
+def broker_unreachable():
+    """The Celery app's broker pointed at a port where nothing listens, with pools of its own;
+    the app's own configuration and pools are put back untouched afterwards."""
+    with celery_broker_pointed_at(UNREACHABLE_BROKER):
+        yield
+
+
+def test_an_unreachable_broker_never_fails_the_committed_request(
+    broker_unreachable, django_capture_on_commit_callbacks, caplog
+):
+    alice = make_member("alice-broker@example.org", display_name="Alice Broker")
+    # robust=False in the service: still no error once the transaction has committed.
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        notification = notification_create(
+            user=alice,
+            category="claims",
+            kind="test",
+            subject="Hello",
+            message="A message",
+            url="/",
+        )
+
+    assert len(callbacks) == 1
+    assert notification.pk is not None
+    assert "broker unavailable, notifications.tasks.notification_email_send" in caplog.text
+
+
+def test_pointing_the_broker_elsewhere_and_back_leaves_the_configuration_as_it_was():
+    """The broker_write_url Celery derives from broker_url is not pinned on the way back (it
+    was, and a later test's worker on a Redis of its own never got the messages sent to it)."""
+    conf = celery_app.conf
+    before = (dict(conf.changes), celery_app._pool, celery_app.amqp._producer_pool)
+    with celery_broker_pointed_at(UNREACHABLE_BROKER, queue="elsewhere"):
+        assert conf.broker_write_url == UNREACHABLE_BROKER
+        assert conf.task_default_queue == "elsewhere"
+
+    assert (dict(conf.changes), celery_app._pool, celery_app.amqp._producer_pool) == before
+    with celery_broker_pointed_at("redis://127.0.0.1:2/0"):
+        # What a later test points the app at is where it writes: nothing stayed pinned.
+        assert conf.broker_write_url == conf.broker_read_url == "redis://127.0.0.1:2/0"

@@ -146,3 +146,22 @@ def test_unfinished_digest_deliveries_are_counted_by_digest(client, metrics_on):
 
     assert len(plan.pending) == 1
     assert 'bzpeer_digest_deliveries_unfinished{digest="daily-digest"} 1.0' in text
+
+
+def test_each_dependency_has_a_gauge_that_is_1_while_it_answers(client, metrics_on):
+    text = _scrape(client)
+
+    for dependency in ("postgres:default", "cache", "broker"):
+        assert f'bzpeer_dependency_up{{dependency="{dependency}"}} 1.0' in text
+
+
+def test_an_unreachable_cache_and_broker_are_0_and_the_scrape_still_answers(client, metrics_on):
+    unreachable = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    metrics_on.CELERY_BROKER_URL = unreachable
+    metrics_on.CACHES = {"default": {**metrics_on.CACHES["default"], "LOCATION": unreachable}}
+
+    text = _scrape(client)
+
+    assert 'bzpeer_dependency_up{dependency="cache"} 0.0' in text
+    assert 'bzpeer_dependency_up{dependency="broker"} 0.0' in text
+    assert 'bzpeer_dependency_up{dependency="postgres:default"} 1.0' in text

@@ -56,10 +56,18 @@ def request_wrote() -> bool:
     return _wrote.get()
 
 
+# Read where they are written, whatever the request: a session row is written at sign-in and read
+# on the very next request (when the cache in front of it misses: a Redis outage, an eviction),
+# before a lagging replica has it, which would sign the person out.
+PRIMARY_ONLY_APPS = frozenset({"sessions"})
+
+
 class ReplicaRouter:
     """Django's router interface over the request's decision (see the module docstring)."""
 
     def db_for_read(self, model: type[Any] | None, **hints: Any) -> str:
+        if model is not None and model._meta.app_label in PRIMARY_ONLY_APPS:
+            return DEFAULT_DB_ALIAS
         return read_alias()
 
     def db_for_write(self, model: type[Any] | None, **hints: Any) -> str:

@@ -42,7 +42,8 @@ SEED = """
 import json
 from allauth.account.models import EmailAddress
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.sessions.backends.cache import SessionStore
+from importlib import import_module
+from django.conf import settings
 from tests.factories import (
     AuthorshipFactory, ResearcherFactory, SourceFactory, UserFactory, WorkFactory,
 )
@@ -55,7 +56,8 @@ researcher = ResearcherFactory(slug="replica-" + suffix, display_name="Replica P
 AuthorshipFactory(researcher=researcher, position=1)
 alice = UserFactory(email=f"alice-{suffix}@example.org", username="alice-" + suffix)
 EmailAddress.objects.create(user=alice, email=alice.email, verified=True, primary=True)
-session = SessionStore()
+# The site's own session engine (cached_db: the row on the primary, the cache in front).
+session = import_module(settings.SESSION_ENGINE).SessionStore()
 session[SESSION_KEY] = str(alice.pk)
 session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
 session[HASH_SESSION_KEY] = alice.get_session_auth_hash()
@@ -290,3 +292,17 @@ def test_without_replica_urls_there_is_no_router(settings):
     assert settings.DATABASE_ROUTERS == []
     assert router.routers == []
     assert "bzpeer.replica_middleware.ReplicaReadsMiddleware" not in settings.MIDDLEWARE
+
+
+def test_sessions_are_read_from_the_primary_even_in_a_replica_request():
+    """A session row is written at sign-in and read on the next request when the cache in front
+    of it misses; a lagging replica would not have it yet and sign the person out."""
+    from django.contrib.sessions.models import Session
+
+    from bzpeer.db_router import ReplicaRouter, replica_reads
+    from researchers.models import Researcher
+
+    router = ReplicaRouter()
+    with replica_reads("replica"):
+        assert router.db_for_read(Researcher) == "replica"
+        assert router.db_for_read(Session) == "default"

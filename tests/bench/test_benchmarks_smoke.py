@@ -67,7 +67,7 @@ FIGURES = {
         r"^pgbouncer\s+304",
         r"^replica replay lag while importing",
     ],
-    "resolver_bench": [r"^\s+resolve\s+[\d,]+ mentions/s", r"^\s+write\s+[\d,]+ mentions/s", r"^\s+outcomes: "],
+    "resolver_bench": [r"^\s+resolve: .*\s[\d,]+ mentions/s", r"^\s+write\s+[\d,]+ mentions/s", r"^\s+outcomes: "],
     "resolver_eval": [r"^\s+links made:\s+\d", r"^\s+B3 precision / recall / F1:\s+\d"],
 }  # fmt: skip
 

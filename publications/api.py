@@ -35,10 +35,10 @@ from bzpeer.api import (
 from researchers.api import researcher_or_404
 from researchers.models import Researcher
 
+from .api_novelty import WorkNoveltyOutputSerializer
 from .models import (
     Authorship,
     FormerOpenAlexWorkId,
-    NoveltyGap,
     RelatedWork,
     Source,
     Work,
@@ -166,36 +166,6 @@ class AuthorOutputSerializer(serializers.ModelSerializer):
         model = Authorship
         fields = ["position", "raw_name", "slug", "openalex_id", "display_name"]
         read_only_fields = fields
-
-
-class WorkNoveltyOutputSerializer(serializers.ModelSerializer):
-    """A work's novelty (docs/novelty.md): the percentile within its field and year, or null with
-    the reason the data is too thin (`gap`)."""
-
-    gap_reason = serializers.SerializerMethodField()
-    how_computed = serializers.SerializerMethodField()
-
-    class Meta:
-        model = WorkNovelty
-        fields = [
-            "percentile",
-            "score",
-            "new_pairs",
-            "pairs",
-            "references_held",
-            "baseline_size",
-            "gap",
-            "gap_reason",
-            "how_computed",
-            "computed_at",
-        ]
-        read_only_fields = fields
-
-    def get_gap_reason(self, novelty: WorkNovelty) -> str:
-        return NoveltyGap(novelty.gap).label if novelty.gap else ""
-
-    def get_how_computed(self, novelty: WorkNovelty) -> str:
-        return reverse("publications:work-novelty", kwargs={"pk": novelty.work_id})
 
 
 class WorkOutputSerializer(serializers.ModelSerializer):

@@ -26,6 +26,15 @@ HOUR = datetime.timedelta(hours=1)
 pytestmark = pytest.mark.django_db
 
 
+def a_run_clock() -> datetime.datetime:
+    """A daily run's clock after every notification a test makes now, with hours left in its
+    UTC day (noon tomorrow): `now + 1 hour` late in the evening would be tomorrow already, and
+    two runs an hour apart would fall on two days."""
+    return (timezone.now() + DAY).astimezone(datetime.UTC).replace(
+        hour=12, minute=0, second=0, microsecond=0
+    )
+
+
 def daily(user):
     services.notification_preference_set(user=user, category=CLAIMS, delivery=Delivery.DAILY)
     return user
@@ -46,7 +55,7 @@ def subjects_in(message) -> list[str]:
 
 def test_a_digest_run_twice_for_the_same_day_sends_once(alice):
     daily(alice)
-    clock = timezone.now() + HOUR
+    clock = a_run_clock()
     notify(alice, "First")
     assert services.notification_digest_send(user_id=alice.pk, clock=clock) == 1
     # Later the same day, with something new meanwhile: the day's digest went out.
@@ -71,10 +80,11 @@ def test_the_daily_run_twice_the_same_day_plans_and_sends_once(alice, bob, commi
     daily(bob)
     notify(alice, "For Alice")
     notify(bob, "For Bob")
+    clock = a_run_clock()
     with commit():
-        assert services.notification_digests_queue(clock=timezone.now() + HOUR) == 2
+        assert services.notification_digests_queue(clock=clock) == 2
     with commit():
-        assert services.notification_digests_queue(clock=timezone.now() + 2 * HOUR) == 0
+        assert services.notification_digests_queue(clock=clock + HOUR) == 0
     assert sorted(message.to[0] for message in mail.outbox) == sorted([alice.email, bob.email])
     assert DigestDelivery.objects.filter(category=DAILY_DIGEST_SCOPE).count() == 2
 
@@ -83,14 +93,14 @@ def test_the_chunks_are_queued_only_when_the_transaction_commits(alice, commit):
     daily(alice)
     notify(alice, "First")
     with commit() as callbacks:
-        assert services.notification_digests_queue(clock=timezone.now() + HOUR) == 1
+        assert services.notification_digests_queue(clock=a_run_clock()) == 1
         assert mail.outbox == []
     assert len(callbacks) == 1 and len(mail.outbox) == 1
 
 
 def test_a_notification_that_arrives_after_the_runs_clock_goes_into_the_next_digest(alice):
     daily(alice)
-    clock = timezone.now() + HOUR
+    clock = a_run_clock()
     notify(alice, "Before the run")
     notify(alice, "During the run", at=clock + datetime.timedelta(seconds=1))
     assert services.notification_digest_send(user_id=alice.pk, clock=clock) == 1
@@ -103,7 +113,7 @@ def test_a_notification_that_arrives_after_the_runs_clock_goes_into_the_next_dig
 
 def test_a_digest_that_cannot_go_out_leaves_its_notifications_for_the_next_one(alice, settings):
     daily(alice)
-    clock = timezone.now() + HOUR
+    clock = a_run_clock()
     waiting = notify(alice, "Waiting")
     # Planned while email was on, sent after it was switched off: finished unsent, unbound.
     plan = services.notification_digests_plan(clock=clock, user_id=alice.pk)
@@ -119,7 +129,7 @@ def test_a_digest_that_cannot_go_out_leaves_its_notifications_for_the_next_one(a
 
 def test_a_failed_send_releases_the_delivery_with_its_notifications(alice, settings):
     daily(alice)
-    clock = timezone.now() + HOUR
+    clock = a_run_clock()
     notify(alice, "First")
     settings.EMAIL_BACKEND = "tests.notifications.backends.FailingBackend"
     with pytest.raises(OSError):
@@ -138,7 +148,7 @@ def test_a_live_claim_is_not_taken_and_a_dead_runs_claim_is_taken_over_after_the
     alice, settings
 ):
     daily(alice)
-    clock = timezone.now() + HOUR
+    clock = a_run_clock()
     notify(alice, "First")
     plan = services.notification_digests_plan(clock=clock, user_id=alice.pk)
     # What a run killed (or stalled) after its claim leaves: the delivery claimed, its

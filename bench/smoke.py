@@ -80,7 +80,12 @@ def begin(database: str, *, redis_db: int = 11) -> Path:
         }
     )
     # Queue names set in the caller's environment could point the run's workers elsewhere.
-    for name in ("CELERY_BROKER_URL", "CELERY_IMPORTS_QUEUE", "CELERY_GRAPH_QUEUE"):
+    for name in (
+        "CELERY_BROKER_URL",
+        "CELERY_IMPORTS_QUEUE",
+        "CELERY_GRAPH_QUEUE",
+        "CELERY_DISCOVERY_QUEUE",
+    ):
         os.environ.pop(name, None)
     os.environ.pop("CELERY_MAIL_QUEUE", None)
     say(f"smoke mode: database {database}, results under {data_dir}")

@@ -347,7 +347,7 @@ def main() -> int:
         def respawn() -> subprocess.Popen:
             process = start(
                 [str(BIN / "celery"), "-A", "bzpeer", "worker", "--concurrency=2", "-Q",
-                 "chaos,chaos-imports,chaos-graph,chaos-mail", "--loglevel=warning"],
+                 "chaos,chaos-imports,chaos-graph,chaos-mail,chaos-discovery", "--loglevel=warning"],
                 env, work_dir / "worker.log",
             )  # fmt: skip
             processes.append(process)

@@ -69,15 +69,20 @@ def _fresh_cache_namespace():
 @pytest.fixture(autouse=True, scope="session")
 def _cache_keys_of_the_run_deleted():
     """The run's keys go once, at its end (the Celery broker shares this Redis database, so
-    only keys under the test cache's own prefix are touched)."""
+    only keys under the test cache's own prefix are touched), and so do the discovery tasks
+    every import's follow-up queued: no worker of the run consumes their queue."""
     yield
     from django.conf import settings
     from django_redis import get_redis_connection
+
+    from bzpeer.celery import app as celery_app
 
     redis = get_redis_connection("default")
     prefix = settings.CACHES["default"]["KEY_PREFIX"]
     for names in _batched(redis.scan_iter(match=f"{prefix}:*", count=1000), 1000):
         redis.delete(*names)
+    with celery_app.connection_for_write() as broker:
+        broker.default_channel.queue_purge(settings.DISCOVERY_QUEUE)
 
 
 def _batched(iterable, size: int):

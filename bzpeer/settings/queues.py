@@ -95,11 +95,18 @@ CELERY_BEAT_SCHEDULE = {
 IMPORTS_QUEUE = env.str("CELERY_IMPORTS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-imports")
 GRAPH_QUEUE = env.str("CELERY_GRAPH_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-graph")
 MAIL_QUEUE = env.str("CELERY_MAIL_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-mail")
+# Embeddings, the index of meaning, similar researchers and the AI Score (discovery): the workers
+# that take them hold the embedding model in memory and keep a core busy for minutes at a time,
+# so they are a workload of their own, sized apart from the short tasks of the default queue.
+DISCOVERY_QUEUE = env.str(
+    "CELERY_DISCOVERY_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-discovery"
+)
 CELERY_QUEUES_BY_WORKLOAD = {
     "default": CELERY_TASK_DEFAULT_QUEUE,
     "imports": IMPORTS_QUEUE,
     "graph": GRAPH_QUEUE,
     "mail": MAIL_QUEUE,
+    "discovery": DISCOVERY_QUEUE,
 }
 CELERY_TASK_QUEUES = [Queue(name) for name in dict.fromkeys(CELERY_QUEUES_BY_WORKLOAD.values())]
 # By task name; a task not matched here goes to the default queue. The digests' chunk tasks
@@ -110,6 +117,7 @@ CELERY_TASK_ROUTES = {
     "graph.tasks.*": {"queue": GRAPH_QUEUE},
     # Related works and novelty (derived from the citation graph, as edges are from bylines).
     "publications.tasks.*": {"queue": GRAPH_QUEUE},
+    "discovery.tasks.*": {"queue": DISCOVERY_QUEUE},
     "notifications.tasks.notification_email_send": {"queue": MAIL_QUEUE},
     "notifications.tasks.notification_digest_send": {"queue": MAIL_QUEUE},
     "collaboration.tasks.message_email_send": {"queue": MAIL_QUEUE},
@@ -141,7 +149,6 @@ CELERY_BEAT_SCHEDULE["novelty-compute"] = {
 CELERY_BEAT_SCHEDULE["ai-score-train"] = {
     "task": "discovery.tasks.ai_score_train",
     "schedule": crontab(hour=7, minute=0, day_of_week="sunday"),
-    "options": {"queue": GRAPH_QUEUE},
 }
 
 # The name resolver re-run over L0 records (issue 27): merges and moderators' proposals.

@@ -49,6 +49,13 @@ GRAPH_QUEUE = env.str("CELERY_GRAPH_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE
 # keeps its own queue, which its worker test starts a worker on. The production routes are
 # tested on their own (tests/bzpeer/test_celery_queues.py).
 CELERY_TASK_ROUTES = {"graph.tasks.*": {"queue": GRAPH_QUEUE}}
+# Discovery's tasks (the embedding sweep every import's follow-up queues) go to a queue of their
+# own, as in production, which only a test that names it consumes: a worker test of imports or
+# mail does not load the embedding model to embed its corpus on the side.
+DISCOVERY_QUEUE = env.str(
+    "CELERY_DISCOVERY_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-discovery"
+)
+CELERY_TASK_ROUTES["discovery.tasks.*"] = {"queue": DISCOVERY_QUEUE}
 # A worker killed by a test gets its unacknowledged chunk back within seconds, not an hour.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": 5

@@ -1,5 +1,5 @@
-"""Queues per workload (issue 16): imports, graph, mail and default each on their own queue, so
-import workers can be added on other machines without mail waiting behind them."""
+"""Queues per workload (issue 16): imports, graph, mail, discovery and default each on their own
+queue, so import workers can be added on other machines without mail waiting behind them."""
 
 from __future__ import annotations
 
@@ -45,6 +45,9 @@ def _production_router() -> Celery:
         ("notifications.tasks.notification_digests_queue", "default"),
         ("claims.tasks.claim_checks_run", "default"),
         ("collaboration.tasks.invitations_expire", "default"),
+        ("discovery.tasks.work_embeddings_sweep", "discovery"),
+        ("discovery.tasks.work_index_refresh", "discovery"),
+        ("discovery.tasks.ai_score_train", "discovery"),
     ],
 )
 def test_each_task_goes_to_its_workloads_queue(task, workload):
@@ -70,8 +73,9 @@ def test_the_queue_names_derive_from_the_default_queue():
         "imports": f"{default}-imports",
         "graph": f"{default}-graph",
         "mail": f"{default}-mail",
+        "discovery": f"{default}-discovery",
     }
-    # A worker started without -Q (make run's, the Procfile's) consumes all four.
+    # A worker started without -Q (make run's, the Procfile's) consumes all five.
     assert [queue.name for queue in base.CELERY_TASK_QUEUES] == list(
         base.CELERY_QUEUES_BY_WORKLOAD.values()
     )

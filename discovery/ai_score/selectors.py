@@ -11,8 +11,8 @@ from django.db.models import Exists, F, OuterRef
 from discovery.models import AiScoreModel, ResearcherAiScore, WorkAiForecast
 from publications.models import Authorship
 
+from .definitions import GAP_NO_PERCENTILE, GAP_NO_RECENT_WORKS, recent_years
 from .explain import contributions_in_words
-from .services import GAP_NO_PERCENTILE, GAP_NO_RECENT_WORKS, recent_years
 
 # The recent works the explanation lists, highest forecast percentile first: a page, not a
 # prolific record's thousand rows (the score counts them all).

@@ -25,6 +25,7 @@ from researchers.models import Researcher
 
 from . import features as feature_pipeline
 from . import model as ml
+from .definitions import GAP_NO_PERCENTILE, GAP_NO_RECENT_WORKS, recent_years
 
 logger = logging.getLogger(__name__)
 
@@ -33,12 +34,7 @@ COUNTS_FIRST_YEAR = 2012
 # The publication years held out for the back-test (the latest years with three years of
 # citations).
 BACKTEST_YEARS = 2
-# A researcher's recent works: published in the as-of year or the four before it.
-RECENT_YEARS = 5
 ROUNDS = 300
-# Why a researcher has no score (ResearcherAiScore.gap).
-GAP_NO_RECENT_WORKS = "no_recent_works"
-GAP_NO_PERCENTILE = "no_percentile"
 
 TASK = "discovery.tasks.ai_score_train"
 _INSERT_CHUNK = 20_000
@@ -55,10 +51,6 @@ class AiScoreResult:
     baselines: dict[str, float]
     seconds: float
     gap: str
-
-
-def recent_years(as_of_year: int) -> tuple[int, int]:
-    return as_of_year - RECENT_YEARS + 1, as_of_year
 
 
 def ai_score_train(*, as_of_year: int | None = None, rounds: int = ROUNDS) -> AiScoreResult:

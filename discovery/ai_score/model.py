@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import lightgbm as lgb
 import numpy as np
-from scipy.stats import spearmanr  # type: ignore[import-untyped]
 
 from .features import BASE_FEATURES, FEATURE_NAMES, TEXT_FEATURES, FloatArray, IntArray
+
+if TYPE_CHECKING:
+    import lightgbm as lgb
 
 # Few, shallow trees: the signal is a handful of record features, and a small site's history is
 # a few thousand works. Fixed seed and one thread make a run repeatable.
@@ -49,6 +51,10 @@ class BackTest:
 
 
 def booster_train(features: FloatArray, target: FloatArray, *, rounds: int) -> lgb.Booster:
+    # Imported here, not with the module: LightGBM and the scikit-learn it loads take about
+    # 0.8 s, which every Celery worker (it imports every tasks module) paid at start otherwise.
+    import lightgbm as lgb
+
     data = lgb.Dataset(features, label=target, feature_name=list(FEATURE_NAMES), free_raw_data=True)
     return lgb.train(PARAMETERS, data, num_boost_round=rounds)
 
@@ -81,6 +87,8 @@ def group_percentiles(values: FloatArray, groups: IntArray) -> FloatArray:
 def spearman(a: FloatArray, b: FloatArray) -> float:
     if a.size < 3 or np.all(a == a[0]) or np.all(b == b[0]):
         return 0.0
+    from scipy.stats import spearmanr  # type: ignore[import-untyped]  # as LightGBM, above
+
     value = float(spearmanr(a, b).statistic)
     return 0.0 if math.isnan(value) else value
 

@@ -20,7 +20,7 @@ from .forms import FILTER_FORMS, TAB_LABELS, SearchForm
 from .selectors.counts import SEARCH_KINDS, search_counts
 from .selectors.meaning import work_search_by_meaning
 from .selectors.researchers import researcher_institution_facets, researcher_search
-from .selectors.results import MAX_QUERY_LENGTH
+from .selectors.results import MAX_QUERY_LENGTH, TabCount
 from .selectors.suggestions import SUGGESTION_MIN_LENGTH, researcher_suggestions
 from .selectors.topics_institutions import (
     institution_country_facets,
@@ -107,6 +107,12 @@ def search(request: HttpRequest) -> HttpResponse:
     )
     filter_form = _valid_data(FILTER_FORMS[tab](request.GET))
     page = form.cleaned_data.get("page") or 1
+    results = _tab_results(tab, query, filter_form, page, by_meaning=mode == "meaning")
+    current_page = results["results"]
+    if tab == "works" and mode == "meaning":
+        # The works tab counts what it lists: the matches by words and by meaning together
+        # (the words alone may be none of them).
+        counts = {**counts, "works": TabCount(current_page.total, current_page.total_capped)}
     tabs = [
         {
             "kind": kind,
@@ -119,8 +125,6 @@ def search(request: HttpRequest) -> HttpResponse:
         }
         for kind, label in TAB_LABELS.items()
     ]
-    results = _tab_results(tab, query, filter_form, page, by_meaning=mode == "meaning")
-    current_page = results["results"]
     context.update(
         tab=tab,
         tab_label=TAB_LABELS[tab],

@@ -13,6 +13,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.support.discovery import (  # noqa: F401 - fixtures of the discovery journey
+    abstracts,
+    embedded_corpus,
+    index_dir,
+    real_works,
+)
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls that set up data are
 # still plain synchronous calls made between browser steps.

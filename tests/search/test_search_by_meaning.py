@@ -36,6 +36,18 @@ def test_a_paraphrase_finds_its_paper_by_meaning_and_not_by_words(client, embedd
     assert "Matched by meaning" in by_meaning.content.decode()
 
 
+def test_the_works_tab_counts_the_works_it_lists_by_meaning(client, embedded_corpus):
+    by_words = _page(client, q=PARAPHRASE)
+    by_meaning = _page(client, q=PARAPHRASE, mode="meaning")
+
+    assert by_words.context["counts"]["works"].count == 0
+    listed = by_meaning.context["results"].total
+    assert listed > 0
+    (works_tab,) = [tab for tab in by_meaning.context["tabs"] if tab["kind"] == "works"]
+    assert works_tab["count"].count == listed
+    assert f'Works <span class="tab-count">{listed}</span>' in by_meaning.content.decode()
+
+
 def test_a_work_found_both_ways_ranks_above_one_found_once(client, embedded_corpus):
     response = _page(client, q="coronavirus pneumonia", mode="meaning")
 

@@ -90,11 +90,19 @@ def test_a_researcher_follows_a_suggestion_into_the_invitation_form(
     expect(suggestion.locator(".suggestion-reason")).to_have_text(
         "1 of your coauthors has written with them."
     )
+    # The list sits inside the page's card (the header's dropdown styles once spread it over
+    # the whole window, its invitation button as wide as the screen).
+    card, item = page.locator("article.card").bounding_box(), suggestion.bounding_box()
+    assert card and item
+    assert card["x"] < item["x"] and item["x"] + item["width"] < card["x"] + card["width"]
+    invite = suggestion.get_by_role("link", name=f"Invite {dave.record.display_name}")
+    invite_box = invite.bounding_box()
+    assert invite_box and invite_box["width"] < item["width"] / 2
     # Her coauthor is not suggested to her again.
     expect(page.locator('li.suggestion[data-researcher="gina-coauthor"]')).to_have_count(0)
     _shots(page, screenshot, "suggestions")
 
-    suggestion.get_by_role("link", name=f"Invite {dave.record.display_name}").click()
+    invite.click()
     expect(page).to_have_url(f"{base}/researchers/{dave.record.slug}/#collaboration-panel")
     panel = page.locator("#collaboration-panel")
     expect(panel.get_by_role("heading", name="Open a focused conversation")).to_be_visible()

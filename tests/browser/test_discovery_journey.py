@@ -114,3 +114,39 @@ def test_a_researcher_follows_a_suggestion_into_the_invitation_form(
     ).to_be_visible()
     # Nobody is closest in meaning here (no embeddings): the profile says so, no error.
     expect(page.locator("#similar-researchers")).not_to_contain_text("Finding the researchers")
+
+
+def test_a_visitor_reads_who_is_similar_and_how_the_ai_score_is_computed(
+    page, live_server, real_works, index_dir, console_errors, screenshot
+):
+    from discovery.services.embeddings import work_embeddings_compute_all
+    from discovery.services.similar import similar_researchers_compute
+    from tests.factories import AuthorshipFactory, ResearcherFactory, TopicFactory, WorkTopicFactory
+    from tests.support.discovery import CHEMCROW_ARTICLE, CHEMCROW_PREPRINT, embed_remembered
+
+    ada = ResearcherFactory(display_name="Ada Agents", slug="ada-agents")
+    ben = ResearcherFactory(display_name="Ben Bench", slug="ben-bench")
+    agents = TopicFactory(name="Large language models")
+    for researcher, openalex_id in ((ada, CHEMCROW_ARTICLE), (ben, CHEMCROW_PREPRINT)):
+        AuthorshipFactory(work=real_works[openalex_id], researcher=researcher)
+        WorkTopicFactory(work=real_works[openalex_id], topic=agents)
+    work_embeddings_compute_all(embed=embed_remembered)
+    similar_researchers_compute()
+
+    page.goto(f"{live_server.url}/researchers/{ada.slug}/")
+    similar = page.locator("#similar-researchers")
+    expect(similar.get_by_role("link", name="Ben Bench")).to_be_visible()
+    expect(similar).to_contain_text("Both write about Large language models")
+    expect(similar).to_contain_text("closest pair of works")
+    expect(page.locator("#ai-score-figure")).to_contain_text("Not enough data")
+    _shots(page, screenshot, "similar")
+
+    page.get_by_role("link", name="How is this computed?").last.click()
+    expect(page).to_have_url(f"{live_server.url}/researchers/{ada.slug}/ai-score/")
+    expect(page.locator("main")).to_contain_text("AI Score")
+    _shots(page, screenshot, "ai-score")
+
+    similar_link = page.goto(f"{live_server.url}/researchers/{ada.slug}/")
+    assert similar_link is not None and similar_link.ok
+    page.locator("#similar-researchers").get_by_role("link", name="Ben Bench").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Ben Bench")

@@ -86,6 +86,9 @@ class Claim(models.Model):
         help_text="Why the automatic checks left this claim to a moderator.",
     )
     checks_completed_at = models.DateTimeField(null=True, blank=True)
+    # Set by a vouch, in its transaction, and cleared by the checks that saw it: while set, the
+    # claim is owed a re-check (claims.services.checks_queue sweeps those whose message was lost).
+    recheck_requested_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

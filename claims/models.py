@@ -314,6 +314,23 @@ class SplitRequest(models.Model):
         return f"Split request #{self.pk}: work {self.work_id} off {self.researcher_id}"
 
 
+class OrcidImportRequest(models.Model):
+    """An import of a claimant's ORCID record that is owed: written in the approval's or the
+    refresh's transaction, and deleted by the import's task (ingest) in the transaction that
+    creates the import run, which owes the import from then on. A request whose task message
+    was lost is still here, and claims.services.orcid_import sends it again."""
+
+    researcher = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="+"
+    )
+    orcid = models.CharField(max_length=19)
+    # When its task was last queued; the sweep moves it when it queues the task again.
+    queued_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"import of ORCID {self.orcid} (researcher {self.researcher_id})"
+
+
 class ModerationAction(models.TextChoices):
     CLAIM_SUBMITTED = "claim_submitted", "Claim submitted"
     CLAIM_CHECKED = "claim_checked", "Automatic checks run"

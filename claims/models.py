@@ -86,6 +86,9 @@ class Claim(models.Model):
         help_text="Why the automatic checks left this claim to a moderator.",
     )
     checks_completed_at = models.DateTimeField(null=True, blank=True)
+    # Set by a vouch, in its transaction, and cleared by the checks that saw it: while set, the
+    # claim is owed a re-check (claims.services.checks_queue sweeps those whose message was lost).
+    recheck_requested_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -309,6 +312,23 @@ class SplitRequest(models.Model):
 
     def __str__(self) -> str:
         return f"Split request #{self.pk}: work {self.work_id} off {self.researcher_id}"
+
+
+class OrcidImportRequest(models.Model):
+    """An import of a claimant's ORCID record that is owed: written in the approval's or the
+    refresh's transaction, and deleted by the import's task (ingest) in the transaction that
+    creates the import run, which owes the import from then on. A request whose task message
+    was lost is still here, and claims.services.orcid_import sends it again."""
+
+    researcher = models.ForeignKey(
+        "researchers.Researcher", on_delete=models.CASCADE, related_name="+"
+    )
+    orcid = models.CharField(max_length=19)
+    # When its task was last queued; the sweep moves it when it queues the task again.
+    queued_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"import of ORCID {self.orcid} (researcher {self.researcher_id})"
 
 
 class ModerationAction(models.TextChoices):

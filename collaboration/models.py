@@ -221,8 +221,13 @@ class ConversationParticipant(models.Model):
     unread_since = models.DateTimeField(null=True, blank=True)
     last_read_at = models.DateTimeField(null=True, blank=True)
     muted = models.BooleanField(default=False)
-    # The last "you have unread messages" email about this conversation (one per hour at most).
+    # The last "you have unread messages" email about this conversation (one per hour at most):
+    # the time it came due, set when it is sent.
     last_emailed_at = models.DateTimeField(null=True, blank=True)
+    # When the due sweep claimed the next email and queued its task; cleared when it is sent (or
+    # found not to be wanted). A claim left this way for EMAIL_REQUEUE_AFTER had its message
+    # lost, and the sweep claims and queues it again (collaboration.services.emails).
+    email_queued_at = models.DateTimeField(null=True, blank=True)
     # Denormalised from the conversation so the inbox is one index scan per user.
     last_message_at = models.DateTimeField(null=True, blank=True)
 

@@ -1,8 +1,10 @@
 """Celery tasks for collaboration: thin, they take ids and call collaboration.services.
 
 - invitations_expire:       hourly (beat): pending invitations past 30 days become expired
-- message_emails_send_due:  every minute (beat): claims the due "unread messages" emails and
-                            queues one message_email_send per participant after the claim commits
+- message_emails_send_due:  every minute (beat): claims the due "unread messages" emails (and
+                            those claimed 5 minutes ago whose task never took them: a lost
+                            message) and queues one message_email_send per participant after
+                            the claim commits
 - message_email_send:       renders and sends one of those emails
 - account_exports_delete_expired: hourly (beat): deletes the exports whose link has expired
 - account_export_build:     builds one "download my data" export (queued after its request
@@ -10,7 +12,8 @@
 - account_exports_owed_build: every five minutes (beat): builds whose message was lost
 
 Idempotent: the expiry is a conditional UPDATE, and each email is claimed by a conditional
-UPDATE before its task is queued, so overlapping sweeps never send one twice.
+UPDATE before its task is queued and taken by another before it is sent, so overlapping sweeps
+and a task delivered twice never send one twice.
 """
 
 from __future__ import annotations

@@ -11,11 +11,8 @@ from django.db import connection
 from django_redis import get_redis_connection
 from redis import Redis
 
-# Researcher ids whose edges wait for a full refresh among themselves (a merge moved
-# authorships); the drain moves them to PROCESSING first, so ids a crashed drain had taken are
-# picked up by the next one. Import batches queue their bylines in the database instead.
-EDGES_PENDING = "graph:edges:pending"
-EDGES_PROCESSING = "graph:edges:processing"
+# What the drain applies waits in PostgreSQL (graph.models.PendingByline, PendingEdgeRefresh):
+# only the flag below, which spares messages, is kept in Redis.
 # Set while a drain task is queued, so a burst of import batches sends one message, not many.
 EDGES_DRAIN_QUEUED = "graph:edges:drain-queued"
 # Graph slices: cached under the researcher's version; a change sets a new version, and the
@@ -43,5 +40,5 @@ def cache_name(name: str) -> str:
 def key(name: str) -> str:
     """The full Redis key: the cache's prefix, then the database name, so two databases served
     by one Redis (test runs of several checkouts, a bench beside the dev site) never share
-    pending ids or cached slices."""
+    drain flags or cached slices."""
     return cache.make_key(cache_name(name))

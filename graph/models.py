@@ -102,6 +102,21 @@ class PendingByline(models.Model):
         return f"{'+' if self.sign > 0 else '-'}{self.work_id} {self.researcher_ids}"
 
 
+class PendingEdgeRefresh(models.Model):
+    """A researcher whose edges with every coauthor wait for a full refresh, because a merge or
+    a split moved authorships: written in that change's own transaction (so a change that
+    commits is owed its refresh, whatever happens to the broker or to Redis) and deleted by the
+    drain (graph.services) in the transaction that refreshes them.
+
+    No unique constraint: a merge never waits on a drain deleting the same id, and the drain
+    coalesces the rows, however many, into one refresh of the distinct ids."""
+
+    researcher_id = models.BigIntegerField()
+
+    def __str__(self) -> str:
+        return f"edges of researcher {self.researcher_id} to refresh"
+
+
 # Records with at least this many works get a SliceSummary. On the 1M-work bench corpus a cold
 # slice read from the works took 25 ms at 1,900 works, 45 ms at 3,300 and 220-260 ms at 13,800;
 # each summary costs its record's import batches another pass over its works.

@@ -13,8 +13,8 @@ logger = logging.getLogger(__name__)
 
 
 # A drain covers whatever queued up since the last one; even after a bulk import of a million
-# works it takes minutes. The limit keeps a stuck one from holding the graph queue; the ids it
-# had taken stay in the processing set and the next drain picks them up. A deadlock with an
+# works it takes minutes. The limit keeps a stuck one from holding the graph queue; what it had
+# taken is rolled back with its transaction and the next drain picks it up. A deadlock with an
 # import batch over researcher rows is retried (OperationalError) after a short pause.
 @shared_task(
     acks_late=True,

@@ -51,6 +51,11 @@ class ImportRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     last_progress_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A run of records fetched from an API, with what its task needs to run it again:
+    # "query" (an OpenAlex API filter, the one value) or a source's fetcher option ("orcid",
+    # "doi", ...) and its values. Empty for a run of files, whose chunks hold the plan.
+    fetch_option = models.CharField(max_length=30, blank=True)
+    fetch_values = ArrayField(models.TextField(), default=list, blank=True)
 
     class Meta:
         db_table = "publications_importrun"  # the table it had in publications

@@ -62,10 +62,14 @@ def import_fetch(run_id: int, source: str, option: str, values: list[str]) -> No
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, time_limit=60 * 60)
-def orcid_record_import(orcid: str) -> None:
+def orcid_record_import(orcid: str, request_id: int | None = None) -> None:
     """A claimant's ORCID record, queued by claims (on approval, on "Refresh from ORCID") by
-    this task's name: claims sits below this app and cannot create the run itself."""
-    run = services.import_fetch_run_create(source=ORCID, option="orcid", values=[orcid])
+    this task's name: claims sits below this app and cannot create the run itself. It owes the
+    import as an OrcidImportRequest (request_id), handed over to the run created here."""
+    run = services.orcid_record_run_create(orcid=orcid, request_id=request_id)
+    if run is None:
+        logger.info("ORCID import request %s was taken already; nothing to do", request_id)
+        return
     import_fetch(run.pk, ORCID, "orcid", [orcid])
 
 
@@ -84,12 +88,12 @@ def citations_resolve_waiting() -> None:
 
 @shared_task
 def import_runs_resume_stalled() -> None:
-    """Periodic (beat): send the unfinished chunks of stalled runs to the workers again."""
+    """Periodic (beat): send the unfinished chunks of stalled runs to the workers again, and
+    the task of an API run whose message was lost."""
     for run_id in services.import_runs_claim_stalled(idle_for=STALLED_AFTER):
-        logger.warning(
-            "import run %s made no progress for %s; re-sending its chunks", run_id, STALLED_AFTER
-        )
-        import_run_enqueue(run_id)
+        logger.warning("import run %s is owed its task messages; re-sending them", run_id)
+        if not services.import_run_fetch_resend(run_id=run_id):
+            import_run_enqueue(run_id)
 
 
 def import_run_enqueue(run_id: int) -> None:

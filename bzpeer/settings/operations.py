@@ -79,6 +79,10 @@ OWED_WORK_BEAT_SCHEDULE = {
         "schedule": crontab(minute=30),
     },
     "claims-checks-owed": {"task": "claims.tasks.claim_checks_owed_send", "schedule": 5 * 60},
+    "claims-orcid-imports-owed": {
+        "task": "claims.tasks.orcid_imports_owed_send",
+        "schedule": 5 * 60,
+    },
     "account-exports-owed": {
         "task": "collaboration.tasks.account_exports_owed_build",
         "schedule": 5 * 60,

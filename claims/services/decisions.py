@@ -47,18 +47,25 @@ def claim_checks_run(*, claim_id: int) -> Claim | None:
 
     An ORCID match, an institution-email match or enough coauthor vouches approve the claim at
     L3, unless another claim on the record is open: then every open claim on the record waits
-    for a moderator. Anything else waits at L2. Idempotent: a claim that is no longer pending
-    is left alone. Returns None when the claim is gone.
+    for a moderator. Anything else waits at L2. Idempotent: a claim that is no longer pending,
+    or whose checks ran and were not asked for again since (recheck_requested_at, set by a
+    vouch), is left alone, so a task delivered twice checks once. Returns None when the claim
+    is gone.
     """
     claim = Claim.objects.select_related("researcher", "user").filter(pk=claim_id).first()
-    if claim is None or claim.status != ClaimStatus.PENDING:
+    if claim is None or not _checks_owed(claim):
         return claim
+    started = timezone.now()
     results = claim_check_results(claim)
     with transaction.atomic():
         researcher = researcher_lock(claim.researcher_id, keys_change=True)
         claim = Claim.objects.select_for_update().select_related("user").get(pk=claim_id)
-        if claim.status != ClaimStatus.PENDING:
+        if not _checks_owed(claim):
             return claim
+        # A vouch that came after the results were read keeps its mark: its own task (or the
+        # sweep) checks again with it.
+        if claim.recheck_requested_at is not None and claim.recheck_requested_at <= started:
+            claim.recheck_requested_at = None
         now = timezone.now()
         for result in results:
             ClaimCheck.objects.update_or_create(
@@ -82,7 +89,7 @@ def claim_checks_run(*, claim_id: int) -> Claim | None:
         if researcher.claimed_by_id:
             claim.moderation_note = MODERATION_NOTE_RECORD_CLAIMED
         elif corroborating and not others_open.exists():
-            claim.save(update_fields=["checks_completed_at", "updated_at"])
+            claim.save(update_fields=["checks_completed_at", "recheck_requested_at", "updated_at"])
             _approve(
                 claim=claim,
                 researcher=researcher,
@@ -97,7 +104,14 @@ def claim_checks_run(*, claim_id: int) -> Claim | None:
             others_open.update(moderation_note=MODERATION_NOTE_CONTESTED)
         else:
             claim.moderation_note = MODERATION_NOTE_UNCORROBORATED
-        claim.save(update_fields=["checks_completed_at", "moderation_note", "updated_at"])
+        claim.save(
+            update_fields=[
+                "checks_completed_at",
+                "recheck_requested_at",
+                "moderation_note",
+                "updated_at",
+            ]
+        )
         audit(
             action=ModerationAction.CLAIM_CHECKED,
             claim=claim,
@@ -106,6 +120,13 @@ def claim_checks_run(*, claim_id: int) -> Claim | None:
             details=details,
         )
     return claim
+
+
+def _checks_owed(claim: Claim) -> bool:
+    """A pending claim whose checks never ran, or that a vouch asked to be checked again."""
+    if claim.status != ClaimStatus.PENDING:
+        return False
+    return claim.checks_completed_at is None or claim.recheck_requested_at is not None
 
 
 def _approve(

@@ -43,6 +43,8 @@ def vouch_submit(*, voucher: User, claim: Claim, note: str = "") -> Vouch:
         vouch = Vouch.objects.create(
             claim=claim, voucher=voucher, voucher_researcher=voucher_record, note=note[:300]
         )
+        # The re-check is owed from now: a lost task message leaves the mark for the sweep.
+        Claim.objects.filter(pk=claim.pk).update(recheck_requested_at=timezone.now())
         audit(
             action=ModerationAction.VOUCH_ADDED,
             actor=voucher,

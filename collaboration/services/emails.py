@@ -3,8 +3,12 @@
 A participant is emailed about a conversation only when a message has stayed unread for 10
 minutes, at most once an hour and only if a message arrived since the last email, never while
 they muted it or either side blocked the other, and only if their delivery for MESSAGES is
-"immediately". The per-minute sweep claims each due row with one conditional UPDATE, so two
-overlapping sweeps never email twice; each email is sent after the claim commits.
+"immediately". The per-minute sweep claims each due row with one conditional UPDATE of
+email_queued_at, so two overlapping sweeps never email twice, and queues each email after the
+claim commits. The email is owed until it is sent: its task takes the claim (a second
+conditional UPDATE, which sets last_emailed_at) just before sending, so a task delivered twice
+sends once, and a claim whose task message was lost (the broker down or emptied) is still
+there EMAIL_REQUEUE_AFTER later, when the sweep claims and queues it again.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ logger = logging.getLogger(__name__)
 
 UNREAD_FOR = datetime.timedelta(minutes=10)
 AT_MOST_EVERY = datetime.timedelta(hours=1)
+# A claimed email whose task has not taken it this long after the claim lost its message; the
+# task takes seconds on a healthy queue (and its SMTP retries about a minute).
+EMAIL_REQUEUE_AFTER = datetime.timedelta(minutes=5)
 DELETED_NAME = "Deleted researcher"
 
 _PARTICIPANT = ConversationParticipant._meta.db_table
@@ -45,6 +52,7 @@ _DUE = f"""
     AND NOT p.muted
     AND p.unread_count > 0
     AND p.unread_since <= %(unread_before)s
+    AND (p.email_queued_at IS NULL OR p.email_queued_at <= %(requeue_before)s)
     AND (
         p.last_emailed_at IS NULL
         OR (
@@ -72,11 +80,16 @@ def message_emails_send_due(
     now: datetime.datetime | None = None,
     send: Callable[[int], object] | None = None,
 ) -> int:
-    """Claim the participants whose message email is due and send each one's email after the
-    claim commits: `send(participant_id)` (the beat task passes its send task's .delay; by
-    default the email is sent in-process). How many were claimed."""
+    """Claim the participants whose message email is due, or whose claimed email was never
+    taken by its task, and send each one's email after the claim commits:
+    `send(participant_id)` (the beat task passes its send task's .delay; by default the email
+    is sent in-process). How many were claimed."""
     now = now or timezone.now()
-    params = {"unread_before": now - UNREAD_FOR, "emailed_before": now - AT_MOST_EVERY}
+    params = {
+        "unread_before": now - UNREAD_FOR,
+        "emailed_before": now - AT_MOST_EVERY,
+        "requeue_before": now - EMAIL_REQUEUE_AFTER,
+    }
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT p.id, p.user_id FROM {_PARTICIPANT} p WHERE {_DUE}", params)
         candidates = cursor.fetchall()
@@ -94,7 +107,7 @@ def message_emails_send_due(
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute(
-                f"UPDATE {_PARTICIPANT} p SET last_emailed_at = %(now)s "
+                f"UPDATE {_PARTICIPANT} p SET email_queued_at = %(now)s "
                 f"WHERE p.id = ANY(%(ids)s) AND {_DUE} RETURNING p.id",
                 {**params, "now": now, "ids": wanted},
             )
@@ -119,14 +132,24 @@ def _wants_immediately(user_id: int) -> bool:
 
 def message_email_send(*, participant_id: int) -> bool:
     """Send one claimed participant their unread-messages email (from a task); whether it was
-    sent. Quietly nothing when they have read everything, muted it, or a block came between."""
+    sent. Quietly nothing when no email is claimed (another delivery of the task sent it), and
+    the claim is dropped when they have read everything, muted it, or a block came between.
+
+    Sent at most once: a conditional UPDATE takes the claim (email_queued_at, the time the
+    email came due, becomes last_emailed_at) before sending, so a task delivered twice finds it
+    taken; if sending fails the claim is put back and the task retries. A worker killed between
+    the two loses that one email; the messages still wait in the inbox.
+    """
     participant = (
         ConversationParticipant.objects.select_related("user").filter(pk=participant_id).first()
     )
-    user = participant.user if participant is not None else None
-    if participant is None or user is None:
+    if participant is None or participant.email_queued_at is None:
         return False
-    if participant.muted or participant.unread_count == 0:
+    queued_at = participant.email_queued_at
+    claim = ConversationParticipant.objects.filter(pk=participant_id, email_queued_at=queued_at)
+    user = participant.user
+    if user is None or participant.muted or participant.unread_count == 0:
+        claim.update(email_queued_at=None)
         return False
     other = (
         ConversationParticipant.objects.select_related("researcher", "user")
@@ -135,6 +158,9 @@ def message_email_send(*, participant_id: int) -> bool:
         .first()
     )
     if other is not None and blocked_between(participant.user_id, other.user_id):
+        claim.update(email_queued_at=None)
+        return False
+    if not claim.update(email_queued_at=None, last_emailed_at=queued_at):
         return False
     record = other.researcher if other is not None and other.user_id is not None else None
     other_name = record.display_name if record is not None else DELETED_NAME
@@ -144,10 +170,18 @@ def message_email_send(*, participant_id: int) -> bool:
         "unread_count": participant.unread_count,
         "conversation_url": absolute_url(conversation_path(participant.conversation_id)),
     }
-    return optional_email_send(
-        user=user,
-        category=NotificationCategory.MESSAGES,
-        subject=render_to_string("collaboration/email/unread_messages_subject.txt", context),
-        text_body=render_to_string("collaboration/email/unread_messages.txt", context),
-        html_body=render_to_string("collaboration/email/unread_messages.html", context),
-    )
+    try:
+        sent = optional_email_send(
+            user=user,
+            category=NotificationCategory.MESSAGES,
+            subject=render_to_string("collaboration/email/unread_messages_subject.txt", context),
+            text_body=render_to_string("collaboration/email/unread_messages.txt", context),
+            html_body=render_to_string("collaboration/email/unread_messages.html", context),
+        )
+    except Exception:
+        ConversationParticipant.objects.filter(
+            pk=participant_id, email_queued_at__isnull=True, last_emailed_at=queued_at
+        ).update(email_queued_at=queued_at, last_emailed_at=participant.last_emailed_at)
+        raise
+    logger.info("unread-messages email of participant %s: sent %s", participant_id, sent)
+    return sent

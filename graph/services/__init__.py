@@ -3,7 +3,8 @@
 - metrics: researcher metrics and slice summaries, after a researcher's works changed;
 - edges: coauthor edges and close-collaborators counts, refreshed for researchers or pairs;
 - bylines: the bylines an import batch changed, recorded as pending and applied to the edges;
-- drain: queueing the drain after a change and applying everything pending;
+- drain: pending refreshes of merged or split records, queueing the drain after a change
+  and applying everything pending;
 - rebuild: the full rebuild of edges and counts into new tables;
 - slice_cache: invalidation of the cached graph slices.
 
@@ -26,6 +27,7 @@ from .drain import (
     coauthor_edges_drain_wanted,
     coauthor_edges_mark_pending,
     coauthor_edges_record_batch,
+    coauthor_edges_refresh_record,
     coauthor_edges_schedule,
 )
 from .edges import (
@@ -56,6 +58,7 @@ __all__ = [
     "coauthor_edges_drain_wanted",
     "coauthor_edges_mark_pending",
     "coauthor_edges_record_batch",
+    "coauthor_edges_refresh_record",
     "coauthor_edges_schedule",
     "coauthor_edges_rebuild",
     "coauthor_edges_refresh",

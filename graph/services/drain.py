@@ -1,5 +1,7 @@
 """The edge drain: queueing it after a change committed, and applying what waits (pending
-bylines from import batches, researcher ids from merges) until nothing is left."""
+bylines from import batches, pending researcher refreshes from merges and splits) until nothing
+is left. Both wait as rows in PostgreSQL, written in the change's transaction: a drain message
+lost with the broker leaves them for the next drain (beat sends one every five minutes)."""
 
 from __future__ import annotations
 
@@ -25,17 +27,29 @@ DRAIN_TASK = "graph.tasks.coauthor_edges_drain"
 DRAIN_QUEUED_SECONDS = 10 * 60
 
 
+def coauthor_edges_refresh_record(*, researcher_ids: Collection[int]) -> None:
+    """Record, in the caller's transaction, that every edge among these researchers and their
+    coauthors waits for a refresh (one statement, whatever the number of ids)."""
+    ids = sorted({int(i) for i in researcher_ids})
+    if not ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO graph_pendingedgerefresh (researcher_id) SELECT unnest(%s::bigint[])",
+            [ids],
+        )
+
+
 def coauthor_edges_mark_pending(
     *, researcher_ids: Collection[int], refresh_researchers: bool = False
 ) -> bool:
-    """After a change committed: invalidate these researchers' slices (their works changed)
-    and, with refresh_researchers (a merge), queue a refresh of every edge among them.
-    Returns True when the caller should queue a drain (none was queued yet)."""
+    """Invalidate these researchers' slices (their works changed) and, with
+    refresh_researchers (a merge), record a refresh of every edge among them (in the current
+    transaction, if any). Returns True when the caller should queue a drain (none was queued
+    yet)."""
     ids = sorted({int(i) for i in researcher_ids})
-    redis = keys.redis_client()
     if refresh_researchers:
-        for start in range(0, len(ids), 10_000):
-            redis.sadd(keys.key(keys.EDGES_PENDING), *ids[start : start + 10_000])
+        coauthor_edges_refresh_record(researcher_ids=ids)
     graph_slices_invalidate(researcher_ids=ids)
     if not (refresh_researchers and ids):
         return False
@@ -52,10 +66,20 @@ def coauthor_edges_drain_wanted() -> bool:
     )
 
 
-def _pending_bylines() -> bool:
+def _pending_work() -> bool:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT EXISTS (SELECT 1 FROM graph_pendingbyline)")
+        cursor.execute(
+            "SELECT EXISTS (SELECT 1 FROM graph_pendingbyline)"
+            " OR EXISTS (SELECT 1 FROM graph_pendingedgerefresh)"
+        )
         return cursor.fetchone()[0]
+
+
+def _pending_refreshes_take() -> list[int]:
+    """Delete every pending refresh in the caller's transaction; the distinct ids they named."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM graph_pendingedgerefresh RETURNING researcher_id")
+        return sorted({row[0] for row in cursor.fetchall()})
 
 
 def coauthor_edges_drain() -> int:
@@ -65,15 +89,13 @@ def coauthor_edges_drain() -> int:
     second one returns at once, and the first looks again after each commit, so nothing added
     meanwhile is stranded. Bylines are applied exactly once (they are deleted in the
     transaction that applies them), in transactions of at most PENDING_BYLINES_PER_TRANSACTION.
-    Researcher ids (merges) are moved to a processing set first and dropped only after the
-    commit, so a drain that dies loses nothing; their refresh is idempotent.
+    Pending refreshes (merges, splits) are deleted in the transaction that refreshes their
+    researchers, all at once, so a drain that dies loses nothing; their refresh is idempotent.
     Returns the number of bylines and researcher ids handled.
     """
-    redis = keys.redis_client()
-    pending, processing = keys.key(keys.EDGES_PENDING), keys.key(keys.EDGES_PROCESSING)
-    redis.delete(keys.key(keys.EDGES_DRAIN_QUEUED))
+    keys.redis_client().delete(keys.key(keys.EDGES_DRAIN_QUEUED))
     handled = 0
-    while _pending_bylines() or redis.exists(pending, processing):
+    while _pending_work():
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EDGES_LOCK_KEY])
@@ -83,14 +105,8 @@ def coauthor_edges_drain() -> int:
             applied, changed = coauthor_bylines_apply()
             ids: list[int] = []
             if not applied:
-                pipe = redis.pipeline(transaction=True)
-                pipe.sunionstore(processing, [processing, pending])
-                pipe.delete(pending)
-                pipe.smembers(processing)
-                ids = sorted(int(raw) for raw in pipe.execute()[2])
+                ids = _pending_refreshes_take()
                 changed |= coauthor_edges_refresh(researcher_ids=ids).changed_researcher_ids
-        if ids:
-            redis.delete(processing)
         graph_slices_invalidate(researcher_ids=changed)
         # Profile pages show the close-collaborators count, which may have changed.
         researcher_pages_invalidate(researcher_ids=changed)
@@ -132,26 +148,29 @@ def coauthor_edges_schedule(
 
     A change that moves authorships between records (a merge, a split) passes
     include_coauthors=True, after the authorships moved: every edge among those records and
-    their coauthors (now, and by the edges they had) is then refreshed by the drain.
-    A failure to reach Redis is logged with the ids and does not fail the committed change.
+    their coauthors (now, and by the edges they had) is then recorded as pending in the
+    caller's transaction, and refreshed by the drain queued once it commits. Redis or the
+    broker failing then is logged with the ids and does not fail the committed change: the
+    pending rows wait for beat's drain.
     """
     ids = sorted(set(researcher_ids))
     if include_coauthors:
         ids = researcher_ids_with_coauthors(researcher_ids=ids)
+        coauthor_edges_refresh_record(researcher_ids=ids)
     if not ids:
         return
 
-    def enqueue() -> None:
+    def after_commit() -> None:
         try:
-            if coauthor_edges_mark_pending(
-                researcher_ids=ids, refresh_researchers=include_coauthors
-            ):
-                _drain_send()
+            graph_slices_invalidate(researcher_ids=ids)
+            if include_coauthors:
+                _drain_send_if_wanted()
         except Exception:
             logger.exception(
-                "could not queue the graph follow-up of %d researchers (first ids %s)",
+                "could not queue the graph follow-up of %d researchers (first ids %s); their "
+                "edges wait for the next drain",
                 len(ids),
                 ids[:20],
             )
 
-    transaction.on_commit(enqueue)
+    transaction.on_commit(after_commit)

@@ -155,11 +155,13 @@ def coauthor_edges_rebuild(
             "DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_bylines,"
             " graph_rebuild_close, graph_closecollaboratorscount_build"
         )
-        # One snapshot for both: the bylines pending now are in the authorships read here, so
-        # they are dropped; those committed later stay pending and are applied afterwards.
+        # One snapshot for both: the bylines and refreshes pending now are in the authorships
+        # read here, so they are dropped; those committed later stay pending and are applied
+        # afterwards.
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             cursor.execute("DELETE FROM graph_pendingbyline")
+            cursor.execute("DELETE FROM graph_pendingedgerefresh")
             cursor.execute(
                 f"""
             CREATE UNLOGGED TABLE graph_rebuild_bylines AS

@@ -12,15 +12,21 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from claims.services.orcid_import import orcid_import_request_take
 from ingest import sources
 from ingest.models import ImportChunk, ImportRun
 
 from ..parsing import parse_batch
-from ..records import OPENALEX
+from ..records import OPENALEX, ORCID
 from .batches import batch_write_isolating_refusals, run_counts_add
 from .chunks import ProgressCallback, import_chunk_process
 from .follow_up import researchers_follow_up_drain
-from .runs import import_run_fail, import_run_finish_if_complete, import_run_mark_running
+from .runs import (
+    QUERY,
+    import_run_fail,
+    import_run_finish_if_complete,
+    import_run_mark_running,
+)
 
 
 def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = None) -> ImportRun:
@@ -47,7 +53,9 @@ def import_run_process(*, run_id: int, on_progress: ProgressCallback | None = No
 
 
 def import_query_run_create(*, query: str) -> ImportRun:
-    return ImportRun.objects.create(source="openalex-api", description=query)
+    return ImportRun.objects.create(
+        source="openalex-api", description=query, fetch_option=QUERY, fetch_values=[query]
+    )
 
 
 def import_query_process(
@@ -55,9 +63,11 @@ def import_query_process(
 ) -> ImportRun:
     """Import the works an OpenAlex API filter returns, page by page, one batch per page.
 
-    Re-running the same query is safe: unchanged works are recognised and skipped.
+    Re-running the same query is safe: unchanged works are recognised and skipped. A run that
+    is not pending (another delivery of its task took it) is left alone and returned.
     """
-    import_run_mark_running(run_id)
+    if not import_run_mark_running(run_id):
+        return ImportRun.objects.get(id=run_id)
     line_number = 0
     for page in client.iter_work_pages(query):
         lines = []
@@ -87,7 +97,23 @@ def import_query_process(
 def import_fetch_run_create(*, source: str, option: str, values: Sequence[str]) -> ImportRun:
     """A run of records fetched from a source's API (--orcid, --doi, --arxiv-query)."""
     sources.fetcher_of(source, option)  # UnknownSource now rather than on the worker
-    return ImportRun.objects.create(source=source, description=f"{option}: " + "\n".join(values))
+    return ImportRun.objects.create(
+        source=source,
+        description=f"{option}: " + "\n".join(values),
+        fetch_option=option,
+        fetch_values=list(values),
+    )
+
+
+def orcid_record_run_create(*, orcid: str, request_id: int | None) -> ImportRun | None:
+    """The run of a claimant's ORCID record, created in the transaction that takes the owed
+    request over from claims (the run owes the import from then on, swept as a pending API
+    run); None when another delivery of the task took it. request_id None: a message queued
+    before imports were owed."""
+    with transaction.atomic():
+        if request_id is not None and not orcid_import_request_take(request_id=request_id):
+            return None
+        return import_fetch_run_create(source=ORCID, option="orcid", values=[orcid])
 
 
 def import_fetch_process(
@@ -99,8 +125,10 @@ def import_fetch_process(
     on_progress: ProgressCallback | None = None,
 ) -> ImportRun:
     """Import what a source's API fetcher yields, one batch of IMPORT_BATCH_SIZE records at a
-    time, each its own transaction. Re-running it is safe: unchanged records are skipped."""
-    import_run_mark_running(run_id)
+    time, each its own transaction. Re-running it is safe: unchanged records are skipped. A
+    run that is not pending (another delivery of its task took it) is left alone and returned."""
+    if not import_run_mark_running(run_id):
+        return ImportRun.objects.get(id=run_id)
     fetch = sources.fetcher_of(source, option)
     path = f"{source} api: {option} " + " ".join(values)
     batch: list[tuple[int, Any]] = []

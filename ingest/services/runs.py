@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from bzpeer.queueing import task_enqueue_on_commit
@@ -69,26 +70,69 @@ def import_run_create(
     return run, skipped
 
 
-def import_run_mark_running(run_id: int) -> None:
+# ImportRun.fetch_option of a run of an OpenAlex API query (ingest.tasks.import_query).
+QUERY = "query"
+# An API run still pending this long after it was queued (or queued again) lost its message:
+# the sweep sends it again. A run waiting behind a long queue of chunks gets a second message,
+# which finds the run taken and does nothing.
+API_RUN_PENDING_OWED_AFTER = timedelta(minutes=10)
+
+
+def import_run_mark_running(run_id: int) -> bool:
+    """Take a pending run (a conditional UPDATE): whether this caller took it. An API run's task
+    delivered twice (a late message and the sweep's) imports once."""
     now = timezone.now()
-    ImportRun.objects.filter(id=run_id, status=ImportRun.Status.PENDING).update(
-        status=ImportRun.Status.RUNNING, started_at=now, last_progress_at=now
+    return bool(
+        ImportRun.objects.filter(id=run_id, status=ImportRun.Status.PENDING).update(
+            status=ImportRun.Status.RUNNING, started_at=now, last_progress_at=now
+        )
     )
 
 
-def import_runs_claim_stalled(*, idle_for: timedelta) -> list[int]:
-    """Runs on the workers that made no progress for idle_for (their chunk messages were lost,
-    e.g. a broker restarted without persistence). Claims them by moving last_progress_at, so
-    two beat ticks never resend the same run. Returns their ids."""
+def import_runs_claim_stalled(
+    *, idle_for: timedelta, pending_for: timedelta = API_RUN_PENDING_OWED_AFTER
+) -> list[int]:
+    """Runs on the workers whose task messages were lost (e.g. a broker restarted without
+    persistence): running runs that made no progress for idle_for, and API runs still pending
+    pending_for after they were queued. Claims them by moving last_progress_at, so two beat
+    ticks never resend the same run, and puts a stalled API run back to pending, for its
+    task (import_run_mark_running) to take again. Returns their ids."""
     now = timezone.now()
-    with transaction.atomic():
-        run_ids = list(
-            ImportRun.objects.select_for_update(skip_locked=True)
-            .filter(status=ImportRun.Status.RUNNING, last_progress_at__lt=now - idle_for)
-            .values_list("id", flat=True)
+    stalled = Q(status=ImportRun.Status.RUNNING, last_progress_at__lt=now - idle_for)
+    api_pending = (
+        Q(status=ImportRun.Status.PENDING)
+        & ~Q(fetch_option="")
+        & (
+            Q(last_progress_at__lt=now - pending_for)
+            | Q(last_progress_at__isnull=True, created_at__lt=now - pending_for)
         )
+    )
+    with transaction.atomic():
+        runs = list(
+            ImportRun.objects.select_for_update(skip_locked=True)
+            .filter(stalled | api_pending)
+            .values_list("id", "fetch_option")
+        )
+        run_ids = [run_id for run_id, _ in runs]
+        api_run_ids = [run_id for run_id, fetch_option in runs if fetch_option]
         ImportRun.objects.filter(id__in=run_ids).update(last_progress_at=now)
+        ImportRun.objects.filter(id__in=api_run_ids).update(status=ImportRun.Status.PENDING)
     return run_ids
+
+
+def import_run_fetch_resend(*, run_id: int) -> bool:
+    """Queue again the task of an API run (once the current transaction commits); False for a
+    run of files, whose chunks are sent instead."""
+    run = ImportRun.objects.filter(id=run_id).exclude(fetch_option="").first()
+    if run is None:
+        return False
+    if run.fetch_option == QUERY:
+        task_enqueue_on_commit("ingest.tasks.import_query", run.pk, run.fetch_values[0])
+    else:
+        task_enqueue_on_commit(
+            "ingest.tasks.import_fetch", run.pk, run.source, run.fetch_option, run.fetch_values
+        )
+    return True
 
 
 def import_run_finish_if_complete(*, run_id: int) -> bool:

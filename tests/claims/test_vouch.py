@@ -129,3 +129,66 @@ def test_vouching_for_a_claim_that_is_not_pending_is_a_404(alice, record, modera
     services.claim_withdraw(claim=claim, user=alice)
     voucher = verified_coauthor(record, "v1@example.org", moderator)
     assert client_for(voucher).post(reverse("claims:vouch", args=[claim.pk])).status_code == 404
+
+
+def test_a_re_check_after_a_vouch_whose_message_was_lost_is_swept_and_runs_once(
+    alice, record, moderator, commit, monkeypatch
+):
+    from bzpeer.queueing import registered_task
+    from claims.models import Claim, ModerationAction, ModerationEvent
+    from claims.services.checks_queue import claim_checks_owed_send
+
+    claim_checks_run = registered_task("claims.tasks.claim_checks_run")
+
+    claim = submit(alice, record)
+    claim_checks_run.run(claim.pk)  # the claim's first checks: left at L2 for a moderator
+    first = verified_coauthor(record, "v1@example.org", moderator)
+    second = verified_coauthor(record, "v2@example.org", moderator)
+    with commit():
+        services.vouch_submit(voucher=first, claim=claim)
+    queued: list[tuple] = []
+    # The broker loses the re-check of the second vouch: its message never reaches a worker.
+    monkeypatch.setattr(
+        claim_checks_run, "apply_async", lambda args=(), kwargs=None, **options: queued.append(args)
+    )
+    with commit():
+        services.vouch_submit(voucher=second, claim=claim)
+    assert queued == [(claim.pk,)]
+    queued.clear()
+    assert claim_checks_owed_send() == 0  # within the grace period its task may only be late
+    Claim.objects.filter(pk=claim.pk).update(
+        recheck_requested_at=timezone.now() - datetime.timedelta(minutes=3)
+    )
+
+    with commit():
+        assert claim_checks_owed_send() == 1
+    assert queued == [(claim.pk,)]
+    claim_checks_run.run(claim.pk)
+    claim_checks_run.run(claim.pk)  # the lost message turns up after all
+    claim.refresh_from_db()
+    assert claim.status == ClaimStatus.APPROVED and claim.approved_via == ApprovalRoute.VOUCHES
+    assert claim.recheck_requested_at is None
+    approvals = ModerationEvent.objects.filter(
+        claim=claim,
+        action__in=[ModerationAction.CLAIM_AUTO_APPROVED, ModerationAction.CLAIM_APPROVED],
+    )
+    assert approvals.count() == 1
+    assert claim_checks_owed_send() == 0
+
+
+def test_a_re_check_that_ran_leaves_the_claim_owed_nothing(alice, record, moderator, commit):
+    from claims.models import Claim
+    from claims.services.checks_queue import claim_checks_owed_send
+
+    claim = submit(alice, record)
+    with commit():
+        services.vouch_submit(
+            voucher=verified_coauthor(record, "v1@example.org", moderator), claim=claim
+        )
+    claim.refresh_from_db()
+    assert claim.status == ClaimStatus.PENDING
+    assert claim.checks_completed_at is not None and claim.recheck_requested_at is None
+    Claim.objects.filter(pk=claim.pk).update(
+        created_at=timezone.now() - datetime.timedelta(hours=1)
+    )
+    assert claim_checks_owed_send() == 0

@@ -160,3 +160,60 @@ def test_the_beat_task_claims_and_queues_the_sends(alice, bob, conversation, com
     with commit():
         assert tasks.message_emails_send_due() == 1
     assert len(emails_to(bob)) == 1
+
+
+def test_an_email_whose_task_message_was_lost_is_claimed_again_and_sent_once(
+    alice, bob, conversation, commit
+):
+    send_at(alice, conversation, minutes(0))
+    mail.outbox.clear()
+    lost: list[int] = []
+    with commit():  # the sweep claims it, and the broker loses its task message
+        assert services.message_emails_send_due(now=minutes(10), send=lost.append) == 1
+    [participant_id] = lost
+    assert ConversationParticipant.objects.get(pk=participant_id).last_emailed_at is None
+    queued: list[int] = []
+    with commit():  # its task may only be late
+        assert services.message_emails_send_due(now=minutes(14), send=queued.append) == 0
+    with commit():
+        assert services.message_emails_send_due(now=minutes(15), send=queued.append) == 1
+    assert queued == [participant_id]
+
+    assert services.message_email_send(participant_id=participant_id) is True
+    # The lost message turns up after all: the reminder is taken already.
+    assert services.message_email_send(participant_id=participant_id) is False
+    assert len(emails_to(bob)) == 1
+    participant = ConversationParticipant.objects.get(pk=participant_id)
+    assert (participant.last_emailed_at, participant.email_queued_at) == (minutes(15), None)
+    with commit():
+        assert services.message_emails_send_due(now=minutes(30), send=queued.append) == 0
+
+
+def test_an_email_that_failed_to_send_stays_owed(alice, bob, conversation, commit, monkeypatch):
+    from collaboration.services import emails
+
+    send_at(alice, conversation, minutes(0))
+    mail.outbox.clear()
+    queued: list[int] = []
+    with commit():
+        assert services.message_emails_send_due(now=minutes(10), send=queued.append) == 1
+
+    def refused(**kwargs):
+        raise ConnectionError("the mail server went away")
+
+    monkeypatch.setattr(emails, "optional_email_send", refused)
+    with pytest.raises(ConnectionError):
+        services.message_email_send(participant_id=queued[0])
+    participant = ConversationParticipant.objects.get(pk=queued[0])
+    assert (participant.last_emailed_at, participant.email_queued_at) == (None, minutes(10))
+    monkeypatch.undo()
+    assert services.message_email_send(participant_id=queued[0]) is True  # the task's retry
+    assert len(emails_to(bob)) == 1
+
+
+def test_the_sweep_queues_nothing_when_no_email_is_owed(alice, bob, conversation, sweep):
+    assert sweep(minutes(30)) == 0
+    send_at(alice, conversation, minutes(0))
+    assert sweep(minutes(10)) == 1
+    assert sweep(minutes(16)) == 0  # sent: nothing owed any more
+    assert len(emails_to(bob)) == 1

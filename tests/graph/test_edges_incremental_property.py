@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graph import keys, services
-from graph.models import CloseCollaboratorsCount, CoauthorEdge
+from graph.models import CloseCollaboratorsCount, CoauthorEdge, PendingEdgeRefresh
 from ingest.models import ImportRun
 from publications.models import Authorship, Source, Topic, Work
 from researchers.models import Institution, Researcher
@@ -112,6 +112,7 @@ def _reset() -> None:
     CoauthorEdge.objects.all().delete()
     Work.objects.all().delete()
     Researcher.objects.all().delete()
+    PendingEdgeRefresh.objects.all().delete()
     for model in (Institution, Source, Topic, ImportRun):
         model.objects.all().delete()
     redis = keys.redis_client()

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from graph import keys
-from graph.models import CoauthorEdge
+from graph.models import CoauthorEdge, PendingByline, PendingEdgeRefresh
 from tests.graph.conftest import author, close_count, work, write_jsonl
 from tests.ingest.test_import_on_workers import Workers
 
@@ -58,11 +57,10 @@ def test_a_worker_drains_the_edges_after_an_import(graph_worker, run_import, tmp
 
     _wait_for(refreshed, timeout=60, workers=graph_worker, what="the worker's edge refresh")
     assert CoauthorEdge.objects.count() == 3
-    redis = keys.redis_client()
     _wait_for(
-        lambda: not redis.exists(keys.key(keys.EDGES_PENDING), keys.key(keys.EDGES_PROCESSING)),
+        lambda: not PendingByline.objects.exists() and not PendingEdgeRefresh.objects.exists(),
         timeout=30,
         workers=graph_worker,
-        what="the pending set to empty",
+        what="the pending rows to empty",
     )
     assert "coauthor_edges_drain" in graph_worker.logs()

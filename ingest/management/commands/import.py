@@ -147,18 +147,29 @@ class Command(BaseCommand):
         if fetch is None:
             return services.import_run_process(run_id=run.pk, on_progress=progress.update)
         option, values = fetch
-        if option == "query":
-            try:
+        try:
+            if option == "query":
                 with OpenAlexClient() as client:
                     return services.import_query_process(
                         run_id=run.pk, query=values[0], client=client, on_progress=progress.update
                     )
-            except OpenAlexError as exc:
-                services.import_run_fail(run_id=run.pk, error=str(exc))
-                raise CommandError(str(exc)) from exc
-        return services.import_fetch_process(
-            run_id=run.pk, source=source, option=option, values=values, on_progress=progress.update
-        )
+            return services.import_fetch_process(
+                run_id=run.pk,
+                source=source,
+                option=option,
+                values=values,
+                on_progress=progress.update,
+            )
+        except OpenAlexError as exc:
+            services.import_run_fail(run_id=run.pk, error=str(exc))
+            raise CommandError(str(exc)) from exc
+        except BaseException as exc:
+            # Never left running: the stalled-run sweep would hand a run stopped here (an
+            # interrupt) to the workers. Run the command again to import it.
+            services.import_run_fail(
+                run_id=run.pk, error=f"stopped in the importing process: {exc!r}"
+            )
+            raise
 
     def _edges_here(self) -> None:
         """The coauthor edges of what --sync imported, updated here rather than left waiting

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 # Every view imported (the URLconf resolved) and the WSGI application built, as gunicorn does.
 WEB_PROCESS = """
@@ -47,3 +48,23 @@ def test_a_web_process_starts_without_torch_lightgbm_or_scikit_learn():
 
 def test_a_worker_starts_without_torch_lightgbm_or_scikit_learn():
     assert _modules_loaded(WORKER_PROCESS) == ""
+
+
+def test_a_query_embedded_on_the_fast_path_loads_onnx_runtime_and_not_torch(settings):
+    """A web process answering a by-meaning query runs the int8 ONNX model (production's
+    FAST_PATH): about 85 MB more than Django alone, where torch's model is about 465 MB."""
+    from discovery import embedder
+    from discovery.onnx_model import quantised_model_build, quantised_model_path
+
+    assert embedder.FAST_PATH
+    # Made beforehand, as the first embedding task makes it; making it needs torch.
+    path = quantised_model_path(embedder.model_dir(), Path(str(settings.DISCOVERY_MODEL_DIR)))
+    if not path.exists():
+        quantised_model_build(embedder.model_dir(), path)
+    query = WEB_PROCESS.replace(
+        "import bzpeer.wsgi",
+        "import bzpeer.wsgi\nfrom discovery import embedder\n"
+        "assert embedder.embed_texts(['lung infections from a market']).shape == (1, 384)\n"
+        "assert 'onnxruntime' in sys.modules",
+    )
+    assert _modules_loaded(query) == ""

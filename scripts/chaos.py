@@ -7,16 +7,18 @@ Starts everything on loopback and free ports, in a temporary folder: a PostgreSQ
 its own (initdb; as the postgres OS user when run as root), a Redis of its own keeping nothing
 on disk (cache, sessions, rate limits, broker), gunicorn with the production settings (requests
 marked HTTPS as the proxy in front would), a Celery worker and beat. Seeds researchers with
-works and members who sign in, then drives a steady mix: anonymous page views (home,
-profiles, works, search, API lists), sign-ins, follows, and a running import on the worker.
+works and members (verified researchers, two of them in a conversation) who sign in, then
+drives a steady mix: anonymous page views (home, profiles, works, search, API lists), sign-ins,
+follows, messages, and a running import on the worker.
 Meanwhile, on a fixed timeline: Redis is stopped, then started again empty; PostgreSQL is
 restarted (stopped, and started a few seconds later); the worker is killed with SIGKILL and a
 new one started. The machine's own PostgreSQL and Redis are never touched.
 
 Reports the requests by status, the 500s (the target: none), the longest time each kind of
 request kept failing and how long after each dependency came back each kind answered again,
-and whether every follow that was answered as done is there exactly once and every imported
-record is there exactly once. Writes bench-data/chaos-report.json; exits 1 on any 500, any
+and whether every follow and every message that was answered as done is there exactly once (a
+message answered otherwise must not be there at all) and every imported record is there
+exactly once. Writes bench-data/chaos-report.json; exits 1 on any 500, any
 lost or doubled write, or a kind of request still failing 10 s after its dependency was back.
 
 Environment: CHAOS_SECONDS (120), CHAOS_CLIENTS (4 threads: 2 anonymous, 2 members),
@@ -68,10 +70,10 @@ def _int_env(name: str, default: int) -> int:
 # import run of CHAOS_WORKS synthetic records (written by the script), queued on the worker.
 SEED = """
 import json
-from allauth.account.models import EmailAddress
-from bzpeer.users.models import User
+from collaboration.services import invitation_accept, invitation_send
 from ingest.services import import_run_create
 from tests.factories import AuthorshipFactory, ResearcherFactory
+from tests.support.people import verified_researcher
 
 researchers = []
 for number in range(RESEARCHERS):
@@ -79,11 +81,27 @@ for number in range(RESEARCHERS):
     work_id = AuthorshipFactory(researcher=researcher, position=1).work_id
     researchers.append({"slug": researcher.slug, "id": researcher.pk, "work": work_id})
 members = []
+users = []
 for number in range(MEMBERS):
     email = f"member-{number}@chaos.invalid"
-    user = User.objects.create_user(username=f"member-{number}", email=email, password=PASSWORD)
-    EmailAddress.objects.create(user=user, email=email, verified=True, primary=True)
-    members.append({"email": email, "id": user.pk})
+    # A verified researcher (an approved L3 claim), so that members can talk to each other.
+    user = verified_researcher(email, f"Chaos Member {number}", f"chaos-member-{number}")
+    user.set_password(PASSWORD)
+    user.save(update_fields=["password"])
+    users.append(user)
+    members.append({"email": email, "id": user.pk, "conversation": None})
+# The first two members talk in one conversation (an invitation sent and accepted, as on the
+# site): both send messages into it all through the drill.
+if len(users) > 1:
+    invitation = invitation_send(
+        sender=users[0],
+        recipient_researcher=users[1].record,
+        kind="coauthor",
+        purpose="A conversation for the fault drill: messages sent while its dependencies fail.",
+    )
+    conversation = invitation_accept(user=users[1], invitation_id=invitation.pk)
+    for member in members[:2]:
+        member["conversation"] = conversation.pk
 run, _ = import_run_create(paths=[SNAPSHOT], chunk_lines=CHUNK_LINES)
 print(json.dumps({"researchers": researchers, "members": members, "run": run.pk}))
 """
@@ -115,6 +133,10 @@ import_runs_resume_stalled()
 class Recorder:
     samples: list[Sample] = field(default_factory=list)
     follows_done: set[tuple[int, int]] = field(default_factory=set)
+    # Messages by their text (each text is sent once): answered done (302), or answered
+    # anything else (503, no answer), which must then not be stored.
+    messages_done: set[str] = field(default_factory=set)
+    messages_refused: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, kind: str, status: int) -> None:
@@ -173,12 +195,15 @@ def browse(visitor: Visitor, seed: dict, until: float, offset: int) -> None:
 
 
 def member_journey(base: str, recorder: Recorder, seed: dict, member: dict, until: float) -> None:
-    """Sign in (again after each failure), follow every researcher in turn, read one's account
-    page; a follow answered 302 is a write that must be there once; one refused (503) or
-    unanswered is tried again."""
+    """Sign in (again after each failure), follow every researcher in turn, write in the
+    member's conversation, read one's account page. A follow answered 302 is a write that must
+    be there once; one refused (503) or unanswered is tried again (following twice is one
+    follow). A message answered 302 must be there once; one answered anything else must not be
+    there at all, and the next message has a new text (a resent text could be a double)."""
     visitor = Visitor(base, recorder)
     owed = [researcher for researcher in seed["researchers"]]
     signed_in = False
+    sent = 0
     while time.monotonic() < until:
         if not signed_in:
             visitor.cookies.clear()
@@ -188,6 +213,17 @@ def member_journey(base: str, recorder: Recorder, seed: dict, member: dict, unti
         if status == 302:  # signed out: a lost session
             signed_in = False
             continue
+        if member.get("conversation"):
+            text = f"chaos message {member['id']}-{sent}"
+            sent += 1
+            status = visitor.send(
+                "message",
+                "POST",
+                f"/inbox/conversations/{member['conversation']}/send/",
+                {"body": text},
+            )
+            with recorder.lock:
+                (recorder.messages_done if status == 302 else recorder.messages_refused).add(text)
         if not owed:
             continue
         researcher = owed[0]
@@ -201,11 +237,17 @@ def member_journey(base: str, recorder: Recorder, seed: dict, member: dict, unti
 # --- the figures ----------------------------------------------------------------------------
 
 
-def writes_check(postgres: Postgres, seed: dict, follows_done: set, works: int) -> dict:
+def writes_check(postgres: Postgres, seed: dict, recorder: Recorder, works: int) -> dict:
     with psycopg.connect(postgres.url("bzpeer"), autocommit=True) as connection:
         rows = connection.execute(
             "SELECT user_id, researcher_id, count(*) FROM researchers_follow GROUP BY 1, 2"
         ).fetchall()
+        stored = dict(
+            connection.execute(
+                "SELECT body, count(*) FROM collaboration_message"
+                " WHERE body LIKE 'chaos message %%' GROUP BY body"
+            ).fetchall()
+        )
         run = connection.execute(
             "SELECT status, read_count, created_count, updated_count, failed_count"
             " FROM publications_importrun WHERE id = %s",
@@ -216,10 +258,18 @@ def writes_check(postgres: Postgres, seed: dict, follows_done: set, works: int) 
             " WHERE openalex_id LIKE 'W99%%'"
         ).fetchone()
     present = {(user, researcher): count for user, researcher, count in rows}
+    follows_done = recorder.follows_done
     return {
         "follows_answered_done": len(follows_done),
         "follows_missing": len([pair for pair in follows_done if pair not in present]),
         "follows_doubled": len([pair for pair, count in present.items() if count > 1]),
+        "messages_answered_done": len(recorder.messages_done),
+        "messages_missing": len([text for text in recorder.messages_done if text not in stored]),
+        "messages_doubled": len([text for text, count in stored.items() if count > 1]),
+        "messages_refused": len(recorder.messages_refused),
+        "messages_refused_but_stored": len(
+            [text for text in recorder.messages_refused if text in stored]
+        ),
         "import_run": dict(
             zip(["status", "read", "created", "updated", "failed"], run or (), strict=False)
         ),
@@ -417,7 +467,7 @@ def wait_for_import(
     deadline = time.monotonic() + 300
     last_read, still_since, swept = -1, time.monotonic(), False
     while True:
-        check = writes_check(postgres, seed, recorder.follows_done, works)
+        check = writes_check(postgres, seed, recorder, works)
         run = check["import_run"]
         if run.get("status") in ("succeeded", "failed") or time.monotonic() > deadline:
             check["import_resumed_by_the_stalled_run_sweep"] = swept
@@ -442,6 +492,9 @@ def summarise(samples: list[Sample], faults: list[Fault], check: dict, seconds: 
     writes_ok = (
         check["follows_missing"] == 0
         and check["follows_doubled"] == 0
+        and check["messages_missing"] == 0
+        and check["messages_doubled"] == 0
+        and check["messages_refused_but_stored"] == 0
         and check["import_run"].get("status") == "succeeded"
         and check["imported_works_rows"]
         == check["imported_works_distinct"]

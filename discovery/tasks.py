@@ -14,9 +14,12 @@ from .services import embeddings, index, similar
 # found again by the next sweep.
 @shared_task(acks_late=True, time_limit=20 * 60)
 def work_embeddings_compute_range(first_id: int, last_id: int) -> int:
-    return embeddings.work_embeddings_compute_range(
+    embedded = embeddings.work_embeddings_compute_range(
         first_id=first_id, last_id=last_id
     ).works_embedded
+    if embedded:
+        index.work_index_first_build_queue()
+    return embedded
 
 
 # One statement over the works, then a task per range of ids holding stale works.

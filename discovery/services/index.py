@@ -26,7 +26,10 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
+
+from bzpeer.queueing import task_enqueue_on_commit
 
 from .. import embedder
 
@@ -167,3 +170,21 @@ def work_index_refresh() -> IndexBuild | None:
     ):
         return None
     return work_index_build()
+
+
+REFRESH_TASK = "discovery.tasks.work_index_refresh"
+FIRST_BUILD_LOCK_KEY = "discovery:work-index-first-build"
+FIRST_BUILD_LOCK_SECONDS = 5 * 60
+
+
+def work_index_first_build_queue() -> bool:
+    """After works were embedded on a site that has no index yet (a new site, `make run`'s
+    demo): queue a build now instead of leaving search by meaning "not ready" until beat's
+    refresh (every 30 minutes). Once an index exists, beat's refresh keeps it current. At most
+    one build is queued every five minutes. Returns whether one was queued."""
+    if manifest_read() is not None:
+        return False
+    if not cache.add(FIRST_BUILD_LOCK_KEY, 1, FIRST_BUILD_LOCK_SECONDS):
+        return False
+    task_enqueue_on_commit(REFRESH_TASK)
+    return True

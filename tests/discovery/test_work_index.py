@@ -69,3 +69,43 @@ def test_a_reader_sees_the_new_index_once_it_is_written(few_real_works, index_di
 
     assert copy.id not in before and copy.id in after
     assert manifest_read()["works"] == len(few_real_works) + 1
+
+
+def test_the_first_embeddings_queue_the_first_index_build_once(
+    few_real_works, index_dir, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A new site (make run's demo) gets its index as soon as works are embedded, not at beat's
+    next refresh; once an index exists, the refresh is beat's alone."""
+    from bzpeer.queueing import registered_task
+    from discovery import tasks
+    from discovery.services.embeddings import work_embeddings_stale_ranges
+    from discovery.services.index import REFRESH_TASK
+
+    monkeypatch.setattr("discovery.services.embeddings._texts_embedded", embed_remembered)
+    queued: list[str] = []
+    monkeypatch.setattr(
+        registered_task(REFRESH_TASK), "apply_async", lambda *a, **k: queued.append(REFRESH_TASK)
+    )
+    ((first_id, last_id, _count),) = work_embeddings_stale_ranges()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.work_embeddings_compute_range(first_id, last_id) == len(few_real_works)
+    assert queued == [REFRESH_TASK]
+
+    # Queued once, however many ranges finish meanwhile.
+    WorkFactory(title="Another work", abstract="Words about something else entirely.")
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.work_embeddings_compute_range(first_id, last_id + 10_000)
+    assert queued == [REFRESH_TASK]
+
+    # With an index, nothing more is queued: beat's refresh keeps it current.
+    work_index_build()
+    from django.core.cache import cache
+
+    from discovery.services.index import FIRST_BUILD_LOCK_KEY
+
+    cache.delete(FIRST_BUILD_LOCK_KEY)
+    WorkFactory(title="A third work", abstract="Yet other words, for another embedding.")
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.work_embeddings_compute_range(first_id, last_id + 20_000)
+    assert queued == [REFRESH_TASK] and manifest_read() is not None

@@ -74,6 +74,11 @@ class Scored:
         }
 
 
+def identified(candidate: CandidateProfile) -> bool:
+    """Whether a record's person is known (an ORCID iD, an OpenAlex id or a dblp key)."""
+    return bool(candidate.orcid or candidate.openalex_id or candidate.dblp_key)
+
+
 def exclusion(mention: MentionContext, candidate: CandidateProfile, given: GivenNames) -> str:
     if given == GivenNames.INCOMPATIBLE:
         return "names differ"
@@ -90,7 +95,7 @@ def link_allowed(scored: Scored, mention: MentionContext) -> bool:
         not scored.excluded
         and scored.given_names >= GivenNames.COMPATIBLE
         and not initials_only(mention.name)
-        and not initials_only(scored.candidate.name)
+        and not scored.features["candidate_initials_only"]
         and scored.signal_count >= LINK_SIGNALS
         # The team is the one personal signal: field, venue and even institution are shared
         # by namesakes in one department (the real corpus's probes have such pairs).
@@ -138,14 +143,27 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
     eligible = [s for s in scored if not s.excluded]
     if not eligible:
         return Decision(Outcome.NEW, reasons={"rule": "no candidate with evidence"})
-    best = eligible[0]
+    # An identified record that clears the bar is preferred to an L0 one that scores higher:
+    # L0 records of the same name are often the person's own unplaced bylines.
+    best = next(
+        (
+            s
+            for s in eligible
+            if identified(s.candidate) and s.score >= model.high and link_allowed(s, mention)
+        ),
+        eligible[0],
+    )
     # A namesake with some evidence makes it a moderator's call (a margin in signals let a
-    # consortium's namesakes through on the synthetic corpus).
+    # consortium's namesakes through on the synthetic corpus). An L0 record is no rival to an
+    # identified one: nobody knows whose it is, and the re-run compares the two later.
     rivals = [
         s
-        for s in eligible[1:]
+        for s in eligible
+        if s is not best
+        and (identified(s.candidate) or not identified(best.candidate))
         # Two resolved coauthors in common make a namesake a rival whatever the model says.
-        if s.signal_count >= 1 and (s.score >= model.low or s.features["shared_coauthor_ids"] >= 2)
+        and s.signal_count >= 1
+        and (s.score >= model.low or s.features["shared_coauthor_ids"] >= 2)
     ]
     summary = {
         "model": model.version,
@@ -184,7 +202,7 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
     def why(s: Scored) -> str:
         if s.given_names < GivenNames.COMPATIBLE or initials_only(mention.name):
             return "given names compatible only through initials"
-        if initials_only(s.candidate.name):
+        if s.features["candidate_initials_only"]:
             return "the record is known by initials only"
         if s.signal_count < LINK_SIGNALS:
             return "one signal only"
@@ -231,7 +249,7 @@ def _rules_floor(mention: MentionContext, eligible: Sequence[Scored]) -> Scored 
         and _rules_signals(best) >= LINK_SIGNALS
         and best.given_names >= GivenNames.COMPATIBLE
         and not initials_only(mention.name)
-        and not initials_only(best.candidate.name)
+        and not best.features["candidate_initials_only"]
         and _rules_signals(best) - runner_up >= 2
     ):
         return best

@@ -29,7 +29,7 @@ from researchers.names import (
     person_name,
 )
 
-from .features import CandidateProfile, CandidateWork, Cursor, MentionContext
+from .features import CandidateProfile, CandidateWork, Cursor, MentionContext, name_keys
 
 # Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
 MAX_AUTHORS_FOR_EVIDENCE = 100
@@ -67,7 +67,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
     cursor.execute(
         """
         SELECT a.researcher_id, a.work_id, w.publication_year, w.source_id, a.institution_ids,
-               a.affiliation_names, o.ids, o.names,
+               a.affiliation_names, o.ids, o.names, a.raw_name,
                ARRAY(SELECT t.external_id FROM publications_worktopic wt
                      JOIN publications_topic t ON t.id = wt.topic_id
                      WHERE wt.work_id = a.work_id)
@@ -94,6 +94,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
         affiliations,
         co_ids,
         co_names,
+        raw_name,
         topics,
     ) in cursor.fetchall():
         works[rid][work_id] = CandidateWork(
@@ -104,6 +105,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
             coauthor_ids=frozenset(co_ids or ()),
             coauthor_names=tuple(co_names or ()),
             topic_keys=frozenset(topics or ()),
+            raw_name=raw_name or "",
         )
     return works
 
@@ -126,6 +128,37 @@ def _affiliations(
         institutions[rid].add(institution_id)
         domains[rid].update(d.lower() for d in email_domains or ())
     return institutions, domains
+
+
+def _add_batch_bylines(
+    mentions: Sequence[MentionContext],
+    works: dict[int, dict[int, CandidateWork]],
+    named: dict[int, str],
+) -> None:
+    """The batch's own bylines as evidence (the byline resolved as a whole, and its batch
+    too): a work being imported is not yet among its authors' works, yet a candidate named by
+    id on one of the batch's bylines has written with everyone on it. Without this, two
+    versions of one paper in one batch, each naming the other's hidden author, see nothing."""
+    seen: set[tuple[int, int]] = set()
+    for mention in mentions:
+        if mention.work_id is None:
+            continue
+        names = (*mention.coauthor_names, mention.display_name)
+        for rid in mention.coauthor_ids:
+            if rid not in named or mention.work_id in works.get(rid, {}):
+                continue
+            if (rid, mention.work_id) in seen:
+                continue
+            seen.add((rid, mention.work_id))
+            own = person_name(named[rid]).match_keys()
+            works.setdefault(rid, {})[mention.work_id] = CandidateWork(
+                year=mention.year,
+                venue_id=mention.venue_id,
+                coauthor_ids=mention.coauthor_ids - {rid},
+                # Their own name is among the byline's: left out (by its keys).
+                coauthor_names=tuple(n for n in names if not (name_keys(n) & own)),
+                topic_keys=mention.topic_keys,
+            )
 
 
 def compatible(mention: MentionContext, candidate_name: str, dblp_key: str | None) -> GivenNames:
@@ -172,6 +205,9 @@ def candidates_for(
         chosen[mention] = [candidate for _, candidate in ranked[:MAX_CANDIDATES_PER_MENTION]]
     ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
     works = _works(cursor, ids)
+    _add_batch_bylines(
+        mentions, works, {c.researcher_id: c.display_name for cs in chosen.values() for c in cs}
+    )
     institutions, domains = _affiliations(cursor, ids)
     for mention, candidates in chosen.items():
         found[mention] = [

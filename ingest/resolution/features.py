@@ -83,6 +83,7 @@ class CandidateWork:
     coauthor_ids: frozenset[int] = frozenset()
     coauthor_names: tuple[str, ...] = ()
     topic_keys: frozenset[str] = frozenset()
+    raw_name: str = ""  # the candidate's own name as this byline wrote it
 
 
 @dataclass
@@ -145,6 +146,27 @@ class _Summary:
     topics: set[str] = field(default_factory=set)
     years: list[int] = field(default_factory=list)
     venues: dict[int | None, int] = field(default_factory=dict)
+    spellings: set[str] = field(default_factory=set)
+    name: PersonName | None = None  # the fullest spelling (spelled_name)
+
+
+def spelled_name(display_name: str, spellings: set[str]) -> PersonName:
+    """The fullest way the record's bylines spell its name ('Thomas Moreau' for a record shown
+    as 'T. Moreau'), when every spelling is compatible with it; else the display name. A
+    record first seen under initials is then compared by the given name its other works
+    spell out."""
+    shown = person_name(display_name)
+    names = [person_name(text) for text in sorted(spellings) if text]
+    fullest = max(
+        names,
+        key=lambda n: (not initials_only(n), sum(len(t) for t in n.given), n.given),
+        default=shown,
+    )
+    if fullest == shown or initials_only(fullest):
+        return shown
+    if all(names_compare(fullest, other) != GivenNames.INCOMPATIBLE for other in [shown, *names]):
+        return fullest
+    return shown
 
 
 def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary:
@@ -165,7 +187,9 @@ def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary
         if work.year:
             summary.years.append(work.year)
         summary.venues[work.venue_id] = summary.venues.get(work.venue_id, 0) + 1
+        summary.spellings.add(work.raw_name)
     summary.affiliations.discard("")
+    summary.name = spelled_name(candidate.display_name, summary.spellings)
     cache[excluded_work] = summary
     return summary
 
@@ -176,9 +200,10 @@ def pair_features(
     """The features of one pair (FEATURE_NAMES), the mention's own work left out."""
     excluded = mention.work_id if mention.work_id in candidate.works else None
     summary = _summary(candidate, excluded)
-    given = names_compare(mention.name, candidate.name)
+    candidate_name = summary.name or candidate.name
+    given = names_compare(mention.name, candidate_name)
     mention_full = " ".join(mention.name.given + mention.name.family)
-    candidate_full = " ".join(candidate.name.given + candidate.name.family)
+    candidate_full = " ".join(candidate_name.given + candidate_name.family)
     coauthor_ids, coauthor_keys = summary.coauthor_ids, summary.coauthor_keys
     institutions, affiliations = summary.institutions, summary.affiliations
     topics, years = summary.topics, summary.years
@@ -211,7 +236,7 @@ def pair_features(
         "name_exact": float(mention_full == candidate_full),
         "name_similarity": fuzz.token_sort_ratio(mention_full, candidate_full) / 100,
         "mention_initials_only": float(initials_only(mention.name)),
-        "candidate_initials_only": float(initials_only(candidate.name)),
+        "candidate_initials_only": float(initials_only(candidate_name)),
         "shared_coauthor_ids": float(len(mention.coauthor_ids & coauthor_ids)),
         "coauthor_name_overlap": float(name_overlap),
         "coauthor_name_ratio": name_overlap / len(others) if others else NAN,

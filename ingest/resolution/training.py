@@ -16,7 +16,7 @@ from typing import Any
 
 from researchers.names import dblp_identity_key, person_name
 
-from .decide import link_allowed
+from .decide import identified, link_allowed
 from .features import FEATURE_NAMES, Cursor, MentionContext
 from .resolve import scored_contexts
 
@@ -149,6 +149,11 @@ def _add(
     for context, candidates in scored.items():
         for s in candidates:
             if s.excluded or not any(w != context.work_id for w in s.candidate.works):
+                continue
+            if s.candidate.researcher_id != truth[context] and not identified(s.candidate):
+                # An L0 record of the same name has no known truth: it is often the person's own
+                # unplaced byline (their perfect team, one work). Labelled a negative, it taught
+                # the model that a full team on a record of one work means another person.
                 continue
             pairs.rows.append({name: s.features[name] for name in FEATURE_NAMES})
             pairs.labels.append(int(s.candidate.researcher_id == truth[context]))

@@ -48,6 +48,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "name_candidates",  # compatible candidates the mention has (how common the name is)
     "email_domain_match",  # the mention's email domain among the candidate's institutions'
     "abstract_similarity",  # the hook for closeness in meaning (ABSTRACT_SIMILARITY)
+    # byline names among the candidate's coauthors with the same spelled-out first given name
+    # (coauthor_name_overlap meets by initial: 'A. Wang' is many people in a big field)
+    "coauthor_full_name_overlap",
 )
 
 
@@ -119,6 +122,17 @@ def name_keys(name: str) -> frozenset[tuple[str, str]]:
     return person_name(name).match_keys()
 
 
+@lru_cache(maxsize=262144)
+def full_name_keys(name: str) -> frozenset[tuple[str, str]]:
+    """(family name, first given name) of every reading whose first given name is spelled
+    out: empty for 'T. Li'."""
+    return frozenset(
+        (reading.family_key, reading.given[0])
+        for reading in person_name(name).readings()
+        if reading.family_key and reading.given and len(reading.given[0]) > 1
+    )
+
+
 @lru_cache(maxsize=65536)
 def _affiliation_key(text: str) -> str:
     return normalize_name(text)
@@ -141,6 +155,7 @@ class _Summary:
     works: int = 0
     coauthor_ids: set[int] = field(default_factory=set)
     coauthor_keys: set[tuple[str, str]] = field(default_factory=set)
+    coauthor_full_keys: set[tuple[str, str]] = field(default_factory=set)
     institutions: set[int] = field(default_factory=set)
     affiliations: set[str] = field(default_factory=set)
     topics: set[str] = field(default_factory=set)
@@ -181,6 +196,7 @@ def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary
         summary.coauthor_ids |= work.coauthor_ids
         for name in work.coauthor_names:
             summary.coauthor_keys |= name_keys(name)
+            summary.coauthor_full_keys |= full_name_keys(name)
         summary.institutions |= work.institution_ids
         summary.affiliations.update(_affiliation_key(a) for a in work.affiliation_names)
         summary.topics |= work.topic_keys
@@ -211,6 +227,8 @@ def pair_features(
     works = summary.works
     others = mention.coauthor_keys()
     name_overlap = sum(1 for keys in others if keys & coauthor_keys)
+    full_keys = summary.coauthor_full_keys
+    full_overlap = sum(1 for name in mention.coauthor_names if full_name_keys(name) & full_keys)
     mention_affiliations = {_affiliation_key(a) for a in mention.affiliation_names} - {""}
     affiliation_similarity = (
         max(
@@ -253,6 +271,7 @@ def pair_features(
         "name_candidates": float(name_candidates),
         "email_domain_match": email,
         "abstract_similarity": NAN if similarity is None else float(similarity),
+        "coauthor_full_name_overlap": float(full_overlap),
     }
 
 
@@ -272,7 +291,9 @@ def independent_signals(features: dict[str, float]) -> dict[str, bool | int]:
     # A few names met by chance on a long byline are no team (NaN: no byline at all); one
     # resolved coauthor among dozens is weak too.
     ratio = features["coauthor_name_ratio"]
-    by_name = features["coauthor_name_overlap"] if ratio >= TEAM_NAME_RATIO else 0.0
+    # Names count for the team when their given names are spelled out and the same: initials
+    # alone meet too many people of a big field (the synthetic corpus's sibling labs).
+    by_name = features["coauthor_full_name_overlap"] if ratio >= TEAM_NAME_RATIO else 0.0
     by_id = features["shared_coauthor_ids"]
     others = max(1.0, features["byline_others"])
     if by_id < 2 and by_id / others < TEAM_ID_RATIO:

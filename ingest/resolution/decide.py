@@ -1,8 +1,10 @@
 """The learned resolver's decision: the hard rules first, then the model's calibrated score.
 
 Hard rules (never overridden by a score):
-- names must be compatible (researchers.names.names_compare), and a name given by initials
-  only, or a candidate known by initials only, is never linked: at best a close call;
+- names must be compatible (researchers.names.names_compare); a name given by initials only,
+  or a candidate known by initials only, needs more evidence (INITIALS_TEAM coauthors,
+  INITIALS_SIGNALS signals: an initial alone never decides), and two sets of initials are
+  never linked: at best a close call;
 - a dblp homonym key decides: the same key links by itself, two different keys never meet;
 - a researcher already elsewhere on the same byline is not the name;
 - a link needs at least LINK_SIGNALS independent signals besides the name
@@ -35,6 +37,9 @@ from .features import (
 from .model import PairModel
 
 LINK_SIGNALS = 2
+# A name given by initials (on the byline or on the record) links only on more evidence.
+INITIALS_TEAM = 2
+INITIALS_SIGNALS = 3
 MAX_CLOSE_CALLS = 5
 
 
@@ -91,15 +96,26 @@ def exclusion(mention: MentionContext, candidate: CandidateProfile, given: Given
 
 def link_allowed(scored: Scored, mention: MentionContext) -> bool:
     """The rules a link must pass whatever its score."""
-    return (
-        not scored.excluded
-        and scored.given_names >= GivenNames.COMPATIBLE
-        and not initials_only(mention.name)
-        and not scored.features["candidate_initials_only"]
-        and scored.signal_count >= LINK_SIGNALS
+    if (
+        scored.excluded
+        or scored.signal_count < LINK_SIGNALS
         # The team is the one personal signal: field, venue and even institution are shared
         # by namesakes in one department (the real corpus's probes have such pairs).
-        and int(scored.signals["team"]) >= 1
+        or int(scored.signals["team"]) < 1
+    ):
+        return False
+    mention_initials = initials_only(mention.name)
+    candidate_initials = bool(scored.features["candidate_initials_only"])
+    if not mention_initials and not candidate_initials:
+        return scored.given_names >= GivenNames.COMPATIBLE
+    # An initial alone never decides: 'C. Laurent' may be Claire or Carlos, so the rest must
+    # decide instead (two coauthors of the team, and INITIALS_SIGNALS signals in all), with
+    # one side spelled out; two sets of initials are never linked.
+    return (
+        not (mention_initials and candidate_initials)
+        and scored.given_names >= GivenNames.INITIALS
+        and int(scored.signals["team"]) >= INITIALS_TEAM
+        and scored.signal_count >= INITIALS_SIGNALS
     )
 
 
@@ -200,14 +216,14 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
         return Decision(Outcome.NEW, reasons={**summary, **best.reasons(mention)})
 
     def why(s: Scored) -> str:
-        if s.given_names < GivenNames.COMPATIBLE or initials_only(mention.name):
-            return "given names compatible only through initials"
-        if s.features["candidate_initials_only"]:
-            return "the record is known by initials only"
         if s.signal_count < LINK_SIGNALS:
             return "one signal only"
         if int(s.signals["team"]) < 1:
             return "no coauthor in common"
+        if not link_allowed(s, mention):
+            if initials_only(mention.name) and s.features["candidate_initials_only"]:
+                return "both names are initials only"
+            return "given names compatible only through initials, and too little else"
         if len(close) > 1:
             return "no clear margin over the next candidate"
         return "score below the link threshold"

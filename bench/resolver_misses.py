@@ -35,10 +35,10 @@ def _capture() -> dict[tuple[str, str, str], tuple[Any, list[Any]]]:
     from ingest.resolution import resolve
 
     seen: dict[tuple[str, str, str], tuple[Any, list[Any]]] = {}
-    original = resolve.scored_contexts
+    original = resolve.score_candidates
 
-    def scored_contexts(cursor: Any, contexts: Sequence[Any], **options: Any) -> Any:
-        scored = original(cursor, contexts, **options)
+    def score_candidates(model: Any, contexts: Sequence[Any], candidates: Any) -> Any:
+        scored = original(model, contexts, candidates)
         for context, candidates in scored.items():
             mention = context.key
             if hasattr(mention, "name_key"):
@@ -54,15 +54,14 @@ def _capture() -> dict[tuple[str, str, str], tuple[Any, list[Any]]]:
             decisions[(mention.origin, mention.origin_id, mention.name_key)] = decision
         return decision
 
-    resolve.scored_contexts = scored_contexts  # type: ignore[assignment]
+    resolve.score_candidates = score_candidates  # type: ignore[assignment]
     resolve.decide = decide  # type: ignore[assignment]
     return seen
 
 
 def _why(context: Any, candidates: list[Any], truth: set[int], model: Any) -> str:
-    from ingest.resolution.decide import link_allowed
+    from ingest.resolution.decide import LINK_SIGNALS, identified, link_allowed
     from ingest.resolution.features import initials_only
-    from researchers.names import GivenNames
 
     found = [s for s in candidates if s.candidate.researcher_id in truth]
     if not found:
@@ -70,21 +69,21 @@ def _why(context: Any, candidates: list[Any], truth: set[int], model: Any) -> st
     true = found[0]
     if true.excluded:
         return f"excluded by a hard rule ({true.excluded})"
-    eligible = [s for s in candidates if not s.excluded]
-    if eligible and eligible[0] is not true:
-        return "outranked by another candidate"
     if true.score < model.high:
-        return f"best candidate, score below {model.high} (team {true.signals['team']})"
+        return f"score below {model.high} (team {true.signals['team']})"
     if not link_allowed(true, context):
-        if true.given_names < GivenNames.COMPATIBLE or initials_only(context.name):
-            rule = "initials only"
-        elif initials_only(true.candidate.name):
-            rule = "record known by initials"
-        elif int(true.signals["team"]) < 1:
+        if int(true.signals["team"]) < 1:
             rule = "no team signal"
-        else:
+        elif true.signal_count < LINK_SIGNALS:
             rule = "fewer than two signals"
+        elif initials_only(context.name) or true.features["candidate_initials_only"]:
+            rule = "initials, too little else"
+        else:
+            rule = "given names"
         return f"score >= high, held back by a rule ({rule})"
+    eligible = [s for s in candidates if not s.excluded]
+    if any(s is not true and s.score >= true.score and identified(s.candidate) for s in eligible):
+        return "outranked by another identified record"
     return "a rival candidate reaches low"
 
 
@@ -130,6 +129,9 @@ def breakdown(experiment: Plan, title: str) -> None:
                 if decision is not None and decision.researcher_id in truth:
                     continue
                 why = _why(context, candidates, truth, model)
+                if decision is not None and decision.researcher_id is not None:
+                    why = "FALSE LINK"
+                    say(f"FALSE LINK {name!r}: {decision.reasons}")
                 reasons[why] += 1
                 if len(examples[why]) < 4:
                     examples[why].append(f"{name!r} candidates {decided[:4]} truth {sorted(truth)}")

@@ -15,6 +15,10 @@ Then the model: the best candidate is linked when its score is at least the mode
 threshold and no other candidate reaches `low` (a namesake with some evidence makes it a
 moderator's call); candidates with evidence between the two, or held back by a rule, go to the
 "possibly the same person" queue with their features side by side; the rest is a new record.
+An L0 record is no rival to an identified one, and an identified record that clears the bar is
+preferred to an L0 one that scores higher (L0 records are often the person's own bylines).
+Issue 15's rules no longer link under the model's bar: with the batch's bylines and the second
+pass as evidence they linked a visitor to their host lab's namesake (synthetic corpus).
 """
 
 from __future__ import annotations
@@ -193,19 +197,6 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
             score=round(best.score, 4),
             reasons={"rule": "independent evidence", **summary, **best.reasons(mention)},
         )
-    floor = _rules_floor(mention, eligible)
-    if floor is not None:
-        return Decision(
-            Outcome.LINKED,
-            researcher_id=floor.candidate.researcher_id,
-            score=round(floor.score, 4),
-            reasons={
-                "rule": "independent evidence",
-                "resolver": "issue 15's rules (the model's floor)",
-                **summary,
-                **floor.reasons(mention),
-            },
-        )
     close = [
         s
         for s in eligible
@@ -241,32 +232,3 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
             for s in close
         ),
     )
-
-
-def _rules_signals(s: Scored) -> int:
-    return min(3, int(s.features["shared_coauthor_ids"])) + int(bool(s.signals["institution"]))
-
-
-def _rules_floor(mention: MentionContext, eligible: Sequence[Scored]) -> Scored | None:
-    """Issue 15's rules on the same evidence, as the model's floor: what they link (two
-    resolved coauthors, or one and the same institution; names spelled out; two signals ahead
-    of the next candidate) is linked when the model, trained on synthetic bylines, is less
-    sure. They made no false link on either evaluation set."""
-    ranked = sorted(
-        (s for s in eligible if _rules_signals(s) > 0),
-        key=lambda s: (-_rules_signals(s), -s.given_names, s.candidate.researcher_id),
-    )
-    if not ranked:
-        return None
-    best = ranked[0]
-    runner_up = _rules_signals(ranked[1]) if len(ranked) > 1 else 0
-    if (
-        best.features["shared_coauthor_ids"] >= 1
-        and _rules_signals(best) >= LINK_SIGNALS
-        and best.given_names >= GivenNames.COMPATIBLE
-        and not initials_only(mention.name)
-        and not best.features["candidate_initials_only"]
-        and _rules_signals(best) - runner_up >= 2
-    ):
-        return best
-    return None

@@ -172,6 +172,37 @@ def compatible(mention: MentionContext, candidate_name: str, dblp_key: str | Non
     return names_compare(mention.name, other)
 
 
+class _NameIndex:
+    """The batch's candidates by name key, so a mention meets only the names it may be
+    compatible with (researchers.names.keys_meet) by dictionary lookups instead of comparing
+    every name that shares a word with it: (family name, initial) of every reading, and apart
+    the names with a reading without a given name (they meet any name of their words)."""
+
+    def __init__(self, named: list[_Named]) -> None:
+        self.by_word: dict[str, list[_Named]] = defaultdict(list)
+        self.by_key: dict[tuple[str, str], list[_Named]] = defaultdict(list)
+        self.bare_by_word: dict[str, list[_Named]] = defaultdict(list)
+        for candidate in named:
+            name = person_name(candidate.display_name)
+            keys = name.match_keys()
+            bare = any(not initial for _, initial in keys)
+            for word in blocking_keys(name):
+                self.by_word[word].append(candidate)
+                if bare or candidate.dblp_key:
+                    self.bare_by_word[word].append(candidate)
+            for key in keys:
+                self.by_key[key].append(candidate)
+
+    def pool(self, mention: MentionContext) -> list[_Named]:
+        keys = mention.name.match_keys()
+        words = blocking_keys(mention.name)
+        if mention.dblp_key or any(not initial for _, initial in keys):
+            return [c for word in words for c in self.by_word.get(word, ())]
+        return [c for key in keys for c in self.by_key.get(key, ())] + [
+            c for word in words for c in self.bare_by_word.get(word, ())
+        ]
+
+
 def candidates_for(
     cursor: Cursor,
     mentions: Sequence[MentionContext],
@@ -185,22 +216,18 @@ def candidates_for(
     if not mentions:
         return found
     words = {word for m in mentions for word in blocking_keys(m.name)}
-    named = _candidates_by_name(cursor, words)
-    by_word: dict[str, list[_Named]] = defaultdict(list)
-    for candidate in named:
-        for word in blocking_keys(person_name(candidate.display_name)):
-            by_word[word].append(candidate)
+    index = _NameIndex(_candidates_by_name(cursor, words))
     chosen: dict[MentionContext, list[_Named]] = {}
     for mention in mentions:
         seen: dict[int, tuple[GivenNames, _Named]] = {}
-        excluded = (exclude or {}).get(mention, frozenset())
-        for word in blocking_keys(mention.name):
-            for candidate in by_word.get(word, ()):
-                if candidate.researcher_id in seen or candidate.researcher_id in excluded:
-                    continue
-                level = compatible(mention, candidate.display_name, candidate.dblp_key)
-                if level != GivenNames.INCOMPATIBLE:
-                    seen[candidate.researcher_id] = (level, candidate)
+        compared = set((exclude or {}).get(mention, frozenset()))
+        for candidate in index.pool(mention):
+            if candidate.researcher_id in compared:
+                continue
+            compared.add(candidate.researcher_id)
+            level = compatible(mention, candidate.display_name, candidate.dblp_key)
+            if level != GivenNames.INCOMPATIBLE:
+                seen[candidate.researcher_id] = (level, candidate)
         ranked = sorted(seen.values(), key=lambda p: (-p[0], -p[1].works_count, p[1].researcher_id))
         chosen[mention] = [candidate for _, candidate in ranked[:MAX_CANDIDATES_PER_MENTION]]
     ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
@@ -209,18 +236,22 @@ def candidates_for(
         mentions, works, {c.researcher_id: c.display_name for cs in chosen.values() for c in cs}
     )
     institutions, domains = _affiliations(cursor, ids)
+    # One profile per researcher, shared by the mentions that have it as a candidate: its
+    # works are summed up once (features._summary caches on the profile).
+    profiles = {
+        c.researcher_id: CandidateProfile(
+            researcher_id=c.researcher_id,
+            display_name=c.display_name,
+            orcid=c.orcid,
+            openalex_id=c.openalex_id,
+            dblp_key=c.dblp_key,
+            affiliation_institution_ids=frozenset(institutions.get(c.researcher_id, ())),
+            email_domains=frozenset(domains.get(c.researcher_id, ())),
+            works=works.get(c.researcher_id, {}),
+        )
+        for cs in chosen.values()
+        for c in cs
+    }
     for mention, candidates in chosen.items():
-        found[mention] = [
-            CandidateProfile(
-                researcher_id=c.researcher_id,
-                display_name=c.display_name,
-                orcid=c.orcid,
-                openalex_id=c.openalex_id,
-                dblp_key=c.dblp_key,
-                affiliation_institution_ids=frozenset(institutions.get(c.researcher_id, ())),
-                email_domains=frozenset(domains.get(c.researcher_id, ())),
-                works=works.get(c.researcher_id, {}),
-            )
-            for c in candidates
-        ]
+        found[mention] = [profiles[c.researcher_id] for c in candidates]
     return found

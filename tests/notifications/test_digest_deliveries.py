@@ -30,8 +30,10 @@ def a_run_clock() -> datetime.datetime:
     """A daily run's clock after every notification a test makes now, with hours left in its
     UTC day (noon tomorrow): `now + 1 hour` late in the evening would be tomorrow already, and
     two runs an hour apart would fall on two days."""
-    return (timezone.now() + DAY).astimezone(datetime.UTC).replace(
-        hour=12, minute=0, second=0, microsecond=0
+    return (
+        (timezone.now() + DAY)
+        .astimezone(datetime.UTC)
+        .replace(hour=12, minute=0, second=0, microsecond=0)
     )
 
 

@@ -1,8 +1,10 @@
 """The learned resolver's decision: the hard rules first, then the model's calibrated score.
 
 Hard rules (never overridden by a score):
-- names must be compatible (researchers.names.names_compare), and a name given by initials
-  only, or a candidate known by initials only, is never linked: at best a close call;
+- names must be compatible (researchers.names.names_compare); a name given by initials only,
+  or a candidate known by initials only, needs more evidence (INITIALS_TEAM coauthors,
+  INITIALS_SIGNALS signals: an initial alone never decides), and two sets of initials are
+  never linked: at best a close call;
 - a dblp homonym key decides: the same key links by itself, two different keys never meet;
 - a researcher already elsewhere on the same byline is not the name;
 - a link needs at least LINK_SIGNALS independent signals besides the name
@@ -13,6 +15,10 @@ Then the model: the best candidate is linked when its score is at least the mode
 threshold and no other candidate reaches `low` (a namesake with some evidence makes it a
 moderator's call); candidates with evidence between the two, or held back by a rule, go to the
 "possibly the same person" queue with their features side by side; the rest is a new record.
+An L0 record is no rival to an identified one, and an identified record that clears the bar is
+preferred to an L0 one that scores higher (L0 records are often the person's own bylines).
+Issue 15's rules no longer link under the model's bar: with the batch's bylines and the second
+pass as evidence they linked a visitor to their host lab's namesake (synthetic corpus).
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ from .features import (
 from .model import PairModel
 
 LINK_SIGNALS = 2
+# A name given by initials (on the byline or on the record) links only on more evidence.
+INITIALS_TEAM = 2
+INITIALS_SIGNALS = 3
 MAX_CLOSE_CALLS = 5
 
 
@@ -74,6 +83,11 @@ class Scored:
         }
 
 
+def identified(candidate: CandidateProfile) -> bool:
+    """Whether a record's person is known (an ORCID iD, an OpenAlex id or a dblp key)."""
+    return bool(candidate.orcid or candidate.openalex_id or candidate.dblp_key)
+
+
 def exclusion(mention: MentionContext, candidate: CandidateProfile, given: GivenNames) -> str:
     if given == GivenNames.INCOMPATIBLE:
         return "names differ"
@@ -86,15 +100,26 @@ def exclusion(mention: MentionContext, candidate: CandidateProfile, given: Given
 
 def link_allowed(scored: Scored, mention: MentionContext) -> bool:
     """The rules a link must pass whatever its score."""
-    return (
-        not scored.excluded
-        and scored.given_names >= GivenNames.COMPATIBLE
-        and not initials_only(mention.name)
-        and not initials_only(scored.candidate.name)
-        and scored.signal_count >= LINK_SIGNALS
+    if (
+        scored.excluded
+        or scored.signal_count < LINK_SIGNALS
         # The team is the one personal signal: field, venue and even institution are shared
         # by namesakes in one department (the real corpus's probes have such pairs).
-        and int(scored.signals["team"]) >= 1
+        or int(scored.signals["team"]) < 1
+    ):
+        return False
+    mention_initials = initials_only(mention.name)
+    candidate_initials = bool(scored.features["candidate_initials_only"])
+    if not mention_initials and not candidate_initials:
+        return scored.given_names >= GivenNames.COMPATIBLE
+    # An initial alone never decides: 'C. Laurent' may be Claire or Carlos, so the rest must
+    # decide instead (two coauthors of the team, and INITIALS_SIGNALS signals in all), with
+    # one side spelled out; two sets of initials are never linked.
+    return (
+        not (mention_initials and candidate_initials)
+        and scored.given_names >= GivenNames.INITIALS
+        and int(scored.signals["team"]) >= INITIALS_TEAM
+        and scored.signal_count >= INITIALS_SIGNALS
     )
 
 
@@ -138,14 +163,27 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
     eligible = [s for s in scored if not s.excluded]
     if not eligible:
         return Decision(Outcome.NEW, reasons={"rule": "no candidate with evidence"})
-    best = eligible[0]
+    # An identified record that clears the bar is preferred to an L0 one that scores higher:
+    # L0 records of the same name are often the person's own unplaced bylines.
+    best = next(
+        (
+            s
+            for s in eligible
+            if identified(s.candidate) and s.score >= model.high and link_allowed(s, mention)
+        ),
+        eligible[0],
+    )
     # A namesake with some evidence makes it a moderator's call (a margin in signals let a
-    # consortium's namesakes through on the synthetic corpus).
+    # consortium's namesakes through on the synthetic corpus). An L0 record is no rival to an
+    # identified one: nobody knows whose it is, and the re-run compares the two later.
     rivals = [
         s
-        for s in eligible[1:]
+        for s in eligible
+        if s is not best
+        and (identified(s.candidate) or not identified(best.candidate))
         # Two resolved coauthors in common make a namesake a rival whatever the model says.
-        if s.signal_count >= 1 and (s.score >= model.low or s.features["shared_coauthor_ids"] >= 2)
+        and s.signal_count >= 1
+        and (s.score >= model.low or s.features["shared_coauthor_ids"] >= 2)
     ]
     summary = {
         "model": model.version,
@@ -159,19 +197,6 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
             score=round(best.score, 4),
             reasons={"rule": "independent evidence", **summary, **best.reasons(mention)},
         )
-    floor = _rules_floor(mention, eligible)
-    if floor is not None:
-        return Decision(
-            Outcome.LINKED,
-            researcher_id=floor.candidate.researcher_id,
-            score=round(floor.score, 4),
-            reasons={
-                "rule": "independent evidence",
-                "resolver": "issue 15's rules (the model's floor)",
-                **summary,
-                **floor.reasons(mention),
-            },
-        )
     close = [
         s
         for s in eligible
@@ -182,14 +207,14 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
         return Decision(Outcome.NEW, reasons={**summary, **best.reasons(mention)})
 
     def why(s: Scored) -> str:
-        if s.given_names < GivenNames.COMPATIBLE or initials_only(mention.name):
-            return "given names compatible only through initials"
-        if initials_only(s.candidate.name):
-            return "the record is known by initials only"
         if s.signal_count < LINK_SIGNALS:
             return "one signal only"
         if int(s.signals["team"]) < 1:
             return "no coauthor in common"
+        if not link_allowed(s, mention):
+            if initials_only(mention.name) and s.features["candidate_initials_only"]:
+                return "both names are initials only"
+            return "given names compatible only through initials, and too little else"
         if len(close) > 1:
             return "no clear margin over the next candidate"
         return "score below the link threshold"
@@ -207,32 +232,3 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
             for s in close
         ),
     )
-
-
-def _rules_signals(s: Scored) -> int:
-    return min(3, int(s.features["shared_coauthor_ids"])) + int(bool(s.signals["institution"]))
-
-
-def _rules_floor(mention: MentionContext, eligible: Sequence[Scored]) -> Scored | None:
-    """Issue 15's rules on the same evidence, as the model's floor: what they link (two
-    resolved coauthors, or one and the same institution; names spelled out; two signals ahead
-    of the next candidate) is linked when the model, trained on synthetic bylines, is less
-    sure. They made no false link on either evaluation set."""
-    ranked = sorted(
-        (s for s in eligible if _rules_signals(s) > 0),
-        key=lambda s: (-_rules_signals(s), -s.given_names, s.candidate.researcher_id),
-    )
-    if not ranked:
-        return None
-    best = ranked[0]
-    runner_up = _rules_signals(ranked[1]) if len(ranked) > 1 else 0
-    if (
-        best.features["shared_coauthor_ids"] >= 1
-        and _rules_signals(best) >= LINK_SIGNALS
-        and best.given_names >= GivenNames.COMPATIBLE
-        and not initials_only(mention.name)
-        and not initials_only(best.candidate.name)
-        and _rules_signals(best) - runner_up >= 2
-    ):
-        return best
-    return None

@@ -29,7 +29,7 @@ from researchers.names import (
     person_name,
 )
 
-from .features import CandidateProfile, CandidateWork, Cursor, MentionContext
+from .features import CandidateProfile, CandidateWork, Cursor, MentionContext, name_keys
 
 # Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
 MAX_AUTHORS_FOR_EVIDENCE = 100
@@ -67,7 +67,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
     cursor.execute(
         """
         SELECT a.researcher_id, a.work_id, w.publication_year, w.source_id, a.institution_ids,
-               a.affiliation_names, o.ids, o.names,
+               a.affiliation_names, o.ids, o.names, a.raw_name,
                ARRAY(SELECT t.external_id FROM publications_worktopic wt
                      JOIN publications_topic t ON t.id = wt.topic_id
                      WHERE wt.work_id = a.work_id)
@@ -94,6 +94,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
         affiliations,
         co_ids,
         co_names,
+        raw_name,
         topics,
     ) in cursor.fetchall():
         works[rid][work_id] = CandidateWork(
@@ -104,6 +105,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
             coauthor_ids=frozenset(co_ids or ()),
             coauthor_names=tuple(co_names or ()),
             topic_keys=frozenset(topics or ()),
+            raw_name=raw_name or "",
         )
     return works
 
@@ -128,6 +130,37 @@ def _affiliations(
     return institutions, domains
 
 
+def _add_batch_bylines(
+    mentions: Sequence[MentionContext],
+    works: dict[int, dict[int, CandidateWork]],
+    named: dict[int, str],
+) -> None:
+    """The batch's own bylines as evidence (the byline resolved as a whole, and its batch
+    too): a work being imported is not yet among its authors' works, yet a candidate named by
+    id on one of the batch's bylines has written with everyone on it. Without this, two
+    versions of one paper in one batch, each naming the other's hidden author, see nothing."""
+    seen: set[tuple[int, int]] = set()
+    for mention in mentions:
+        if mention.work_id is None:
+            continue
+        names = (*mention.coauthor_names, mention.display_name)
+        for rid in mention.coauthor_ids:
+            if rid not in named or mention.work_id in works.get(rid, {}):
+                continue
+            if (rid, mention.work_id) in seen:
+                continue
+            seen.add((rid, mention.work_id))
+            own = person_name(named[rid]).match_keys()
+            works.setdefault(rid, {})[mention.work_id] = CandidateWork(
+                year=mention.year,
+                venue_id=mention.venue_id,
+                coauthor_ids=mention.coauthor_ids - {rid},
+                # Their own name is among the byline's: left out (by its keys).
+                coauthor_names=tuple(n for n in names if not (name_keys(n) & own)),
+                topic_keys=mention.topic_keys,
+            )
+
+
 def compatible(mention: MentionContext, candidate_name: str, dblp_key: str | None) -> GivenNames:
     """How the names compare; a dblp homonym key decides by itself (the same key: the same
     person; two different keys: never)."""
@@ -137,6 +170,37 @@ def compatible(mention: MentionContext, candidate_name: str, dblp_key: str | Non
     if not keys_meet(mention.name, other):
         return GivenNames.INCOMPATIBLE
     return names_compare(mention.name, other)
+
+
+class _NameIndex:
+    """The batch's candidates by name key, so a mention meets only the names it may be
+    compatible with (researchers.names.keys_meet) by dictionary lookups instead of comparing
+    every name that shares a word with it: (family name, initial) of every reading, and apart
+    the names with a reading without a given name (they meet any name of their words)."""
+
+    def __init__(self, named: list[_Named]) -> None:
+        self.by_word: dict[str, list[_Named]] = defaultdict(list)
+        self.by_key: dict[tuple[str, str], list[_Named]] = defaultdict(list)
+        self.bare_by_word: dict[str, list[_Named]] = defaultdict(list)
+        for candidate in named:
+            name = person_name(candidate.display_name)
+            keys = name.match_keys()
+            bare = any(not initial for _, initial in keys)
+            for word in blocking_keys(name):
+                self.by_word[word].append(candidate)
+                if bare or candidate.dblp_key:
+                    self.bare_by_word[word].append(candidate)
+            for key in keys:
+                self.by_key[key].append(candidate)
+
+    def pool(self, mention: MentionContext) -> list[_Named]:
+        keys = mention.name.match_keys()
+        words = blocking_keys(mention.name)
+        if mention.dblp_key or any(not initial for _, initial in keys):
+            return [c for word in words for c in self.by_word.get(word, ())]
+        return [c for key in keys for c in self.by_key.get(key, ())] + [
+            c for word in words for c in self.bare_by_word.get(word, ())
+        ]
 
 
 def candidates_for(
@@ -152,39 +216,42 @@ def candidates_for(
     if not mentions:
         return found
     words = {word for m in mentions for word in blocking_keys(m.name)}
-    named = _candidates_by_name(cursor, words)
-    by_word: dict[str, list[_Named]] = defaultdict(list)
-    for candidate in named:
-        for word in blocking_keys(person_name(candidate.display_name)):
-            by_word[word].append(candidate)
+    index = _NameIndex(_candidates_by_name(cursor, words))
     chosen: dict[MentionContext, list[_Named]] = {}
     for mention in mentions:
         seen: dict[int, tuple[GivenNames, _Named]] = {}
-        excluded = (exclude or {}).get(mention, frozenset())
-        for word in blocking_keys(mention.name):
-            for candidate in by_word.get(word, ()):
-                if candidate.researcher_id in seen or candidate.researcher_id in excluded:
-                    continue
-                level = compatible(mention, candidate.display_name, candidate.dblp_key)
-                if level != GivenNames.INCOMPATIBLE:
-                    seen[candidate.researcher_id] = (level, candidate)
+        compared = set((exclude or {}).get(mention, frozenset()))
+        for candidate in index.pool(mention):
+            if candidate.researcher_id in compared:
+                continue
+            compared.add(candidate.researcher_id)
+            level = compatible(mention, candidate.display_name, candidate.dblp_key)
+            if level != GivenNames.INCOMPATIBLE:
+                seen[candidate.researcher_id] = (level, candidate)
         ranked = sorted(seen.values(), key=lambda p: (-p[0], -p[1].works_count, p[1].researcher_id))
         chosen[mention] = [candidate for _, candidate in ranked[:MAX_CANDIDATES_PER_MENTION]]
     ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
     works = _works(cursor, ids)
+    _add_batch_bylines(
+        mentions, works, {c.researcher_id: c.display_name for cs in chosen.values() for c in cs}
+    )
     institutions, domains = _affiliations(cursor, ids)
+    # One profile per researcher, shared by the mentions that have it as a candidate: its
+    # works are summed up once (features._summary caches on the profile).
+    profiles = {
+        c.researcher_id: CandidateProfile(
+            researcher_id=c.researcher_id,
+            display_name=c.display_name,
+            orcid=c.orcid,
+            openalex_id=c.openalex_id,
+            dblp_key=c.dblp_key,
+            affiliation_institution_ids=frozenset(institutions.get(c.researcher_id, ())),
+            email_domains=frozenset(domains.get(c.researcher_id, ())),
+            works=works.get(c.researcher_id, {}),
+        )
+        for cs in chosen.values()
+        for c in cs
+    }
     for mention, candidates in chosen.items():
-        found[mention] = [
-            CandidateProfile(
-                researcher_id=c.researcher_id,
-                display_name=c.display_name,
-                orcid=c.orcid,
-                openalex_id=c.openalex_id,
-                dblp_key=c.dblp_key,
-                affiliation_institution_ids=frozenset(institutions.get(c.researcher_id, ())),
-                email_domains=frozenset(domains.get(c.researcher_id, ())),
-                works=works.get(c.researcher_id, {}),
-            )
-            for c in candidates
-        ]
+        found[mention] = [profiles[c.researcher_id] for c in candidates]
     return found

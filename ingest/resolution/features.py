@@ -48,6 +48,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "name_candidates",  # compatible candidates the mention has (how common the name is)
     "email_domain_match",  # the mention's email domain among the candidate's institutions'
     "abstract_similarity",  # the hook for closeness in meaning (ABSTRACT_SIMILARITY)
+    # byline names among the candidate's coauthors with the same spelled-out first given name
+    # (coauthor_name_overlap meets by initial: 'A. Wang' is many people in a big field)
+    "coauthor_full_name_overlap",
 )
 
 
@@ -83,6 +86,7 @@ class CandidateWork:
     coauthor_ids: frozenset[int] = frozenset()
     coauthor_names: tuple[str, ...] = ()
     topic_keys: frozenset[str] = frozenset()
+    raw_name: str = ""  # the candidate's own name as this byline wrote it
 
 
 @dataclass
@@ -118,6 +122,17 @@ def name_keys(name: str) -> frozenset[tuple[str, str]]:
     return person_name(name).match_keys()
 
 
+@lru_cache(maxsize=262144)
+def full_name_keys(name: str) -> frozenset[tuple[str, str]]:
+    """(family name, first given name) of every reading whose first given name is spelled
+    out: empty for 'T. Li'."""
+    return frozenset(
+        (reading.family_key, reading.given[0])
+        for reading in person_name(name).readings()
+        if reading.family_key and reading.given and len(reading.given[0]) > 1
+    )
+
+
 @lru_cache(maxsize=65536)
 def _affiliation_key(text: str) -> str:
     return normalize_name(text)
@@ -140,11 +155,33 @@ class _Summary:
     works: int = 0
     coauthor_ids: set[int] = field(default_factory=set)
     coauthor_keys: set[tuple[str, str]] = field(default_factory=set)
+    coauthor_full_keys: set[tuple[str, str]] = field(default_factory=set)
     institutions: set[int] = field(default_factory=set)
     affiliations: set[str] = field(default_factory=set)
     topics: set[str] = field(default_factory=set)
     years: list[int] = field(default_factory=list)
     venues: dict[int | None, int] = field(default_factory=dict)
+    spellings: set[str] = field(default_factory=set)
+    name: PersonName | None = None  # the fullest spelling (spelled_name)
+
+
+def spelled_name(display_name: str, spellings: set[str]) -> PersonName:
+    """The fullest way the record's bylines spell its name ('Thomas Moreau' for a record shown
+    as 'T. Moreau'), when every spelling is compatible with it; else the display name. A
+    record first seen under initials is then compared by the given name its other works
+    spell out."""
+    shown = person_name(display_name)
+    names = [person_name(text) for text in sorted(spellings) if text]
+    fullest = max(
+        names,
+        key=lambda n: (not initials_only(n), sum(len(t) for t in n.given), n.given),
+        default=shown,
+    )
+    if fullest == shown or initials_only(fullest):
+        return shown
+    if all(names_compare(fullest, other) != GivenNames.INCOMPATIBLE for other in [shown, *names]):
+        return fullest
+    return shown
 
 
 def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary:
@@ -159,13 +196,16 @@ def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary
         summary.coauthor_ids |= work.coauthor_ids
         for name in work.coauthor_names:
             summary.coauthor_keys |= name_keys(name)
+            summary.coauthor_full_keys |= full_name_keys(name)
         summary.institutions |= work.institution_ids
         summary.affiliations.update(_affiliation_key(a) for a in work.affiliation_names)
         summary.topics |= work.topic_keys
         if work.year:
             summary.years.append(work.year)
         summary.venues[work.venue_id] = summary.venues.get(work.venue_id, 0) + 1
+        summary.spellings.add(work.raw_name)
     summary.affiliations.discard("")
+    summary.name = spelled_name(candidate.display_name, summary.spellings)
     cache[excluded_work] = summary
     return summary
 
@@ -176,9 +216,10 @@ def pair_features(
     """The features of one pair (FEATURE_NAMES), the mention's own work left out."""
     excluded = mention.work_id if mention.work_id in candidate.works else None
     summary = _summary(candidate, excluded)
-    given = names_compare(mention.name, candidate.name)
+    candidate_name = summary.name or candidate.name
+    given = names_compare(mention.name, candidate_name)
     mention_full = " ".join(mention.name.given + mention.name.family)
-    candidate_full = " ".join(candidate.name.given + candidate.name.family)
+    candidate_full = " ".join(candidate_name.given + candidate_name.family)
     coauthor_ids, coauthor_keys = summary.coauthor_ids, summary.coauthor_keys
     institutions, affiliations = summary.institutions, summary.affiliations
     topics, years = summary.topics, summary.years
@@ -186,6 +227,8 @@ def pair_features(
     works = summary.works
     others = mention.coauthor_keys()
     name_overlap = sum(1 for keys in others if keys & coauthor_keys)
+    full_keys = summary.coauthor_full_keys
+    full_overlap = sum(1 for name in mention.coauthor_names if full_name_keys(name) & full_keys)
     mention_affiliations = {_affiliation_key(a) for a in mention.affiliation_names} - {""}
     affiliation_similarity = (
         max(
@@ -211,7 +254,7 @@ def pair_features(
         "name_exact": float(mention_full == candidate_full),
         "name_similarity": fuzz.token_sort_ratio(mention_full, candidate_full) / 100,
         "mention_initials_only": float(initials_only(mention.name)),
-        "candidate_initials_only": float(initials_only(candidate.name)),
+        "candidate_initials_only": float(initials_only(candidate_name)),
         "shared_coauthor_ids": float(len(mention.coauthor_ids & coauthor_ids)),
         "coauthor_name_overlap": float(name_overlap),
         "coauthor_name_ratio": name_overlap / len(others) if others else NAN,
@@ -228,6 +271,7 @@ def pair_features(
         "name_candidates": float(name_candidates),
         "email_domain_match": email,
         "abstract_similarity": NAN if similarity is None else float(similarity),
+        "coauthor_full_name_overlap": float(full_overlap),
     }
 
 
@@ -247,7 +291,9 @@ def independent_signals(features: dict[str, float]) -> dict[str, bool | int]:
     # A few names met by chance on a long byline are no team (NaN: no byline at all); one
     # resolved coauthor among dozens is weak too.
     ratio = features["coauthor_name_ratio"]
-    by_name = features["coauthor_name_overlap"] if ratio >= TEAM_NAME_RATIO else 0.0
+    # Names count for the team when their given names are spelled out and the same: initials
+    # alone meet too many people of a big field (the synthetic corpus's sibling labs).
+    by_name = features["coauthor_full_name_overlap"] if ratio >= TEAM_NAME_RATIO else 0.0
     by_id = features["shared_coauthor_ids"]
     others = max(1.0, features["byline_others"])
     if by_id < 2 and by_id / others < TEAM_ID_RATIO:

@@ -51,6 +51,7 @@ MONOTONE: dict[str, int] = {
     "name_candidates": -1,
     "email_domain_match": 1,
     "abstract_similarity": 1,
+    "coauthor_full_name_overlap": 1,
 }
 PARAMS: dict[str, Any] = {
     "objective": "binary",

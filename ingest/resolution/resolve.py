@@ -1,16 +1,33 @@
 """The learned resolver end to end for a batch of mention contexts: candidates and their
-evidence (evidence.py, three statements), features and scores (one model call), decisions."""
+evidence (evidence.py, three statements), L0 candidates absorbed into identified ones
+(clusters.py), features and scores (one model call), decisions, and a second pass over the
+bylines where a name was placed."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections import defaultdict
 from collections.abc import Sequence
 
-from researchers.resolution import Decision
+from researchers.resolution import Decision, Outcome
 
+from .clusters import absorb_l0_records
 from .decide import Scored, decide, score_candidates
 from .evidence import candidates_for
-from .features import Cursor, MentionContext
+from .features import CandidateProfile, Cursor, MentionContext
 from .model import PairModel, load
+
+
+def _candidates(
+    cursor: Cursor,
+    contexts: Sequence[MentionContext],
+    model: PairModel | None,
+    exclude: dict[MentionContext, frozenset[int]] | None,
+) -> dict[MentionContext, list[CandidateProfile]]:
+    candidates = candidates_for(cursor, contexts, exclude=exclude)
+    if model is not None:
+        candidates = absorb_l0_records(model, contexts, candidates)
+    return candidates
 
 
 def scored_contexts(
@@ -20,8 +37,9 @@ def scored_contexts(
     model: PairModel | None,
     exclude: dict[MentionContext, frozenset[int]] | None = None,
 ) -> dict[MentionContext, list[Scored]]:
-    """Features and scores of every pair; model None: features only."""
-    return score_candidates(model, contexts, candidates_for(cursor, contexts, exclude=exclude))
+    """Features and scores of every pair; model None: features only (and no L0 record
+    absorbed: the training set compares records as they are)."""
+    return score_candidates(model, contexts, _candidates(cursor, contexts, model, exclude))
 
 
 def resolve_contexts(
@@ -31,6 +49,31 @@ def resolve_contexts(
     model: PairModel | None = None,
     exclude: dict[MentionContext, frozenset[int]] | None = None,
 ) -> dict[MentionContext, Decision]:
+    """Decide every mention, then once more those on a byline where another mention was just
+    linked: the byline is resolved as a whole, and a name placed is a resolved coauthor of the
+    others (the candidates are the first pass's; only the features change)."""
     model = model or load()
-    scored = scored_contexts(cursor, contexts, model=model, exclude=exclude)
-    return {context: decide(context, scored[context], model) for context in contexts}
+    candidates = _candidates(cursor, contexts, model, exclude)
+    scored = score_candidates(model, contexts, candidates)
+    decisions = {context: decide(context, scored[context], model) for context in contexts}
+    linked: dict[int, set[int]] = defaultdict(set)
+    for context, decision in decisions.items():
+        if decision.outcome == Outcome.LINKED and decision.researcher_id is not None:
+            linked[context.work_id or 0].add(decision.researcher_id)
+    again: dict[MentionContext, MentionContext] = {}
+    for context, decision in decisions.items():
+        # A record this mention could itself be is left out: two names of one byline placed
+        # on one record compete for it, and are no evidence for each other.
+        placed = linked.get(context.work_id or 0, set()) - context.coauthor_ids
+        placed -= {s.candidate.researcher_id for s in scored[context]}
+        if context.work_id is not None and decision.outcome != Outcome.LINKED and placed:
+            again[dataclasses.replace(context, coauthor_ids=context.coauthor_ids | placed)] = (
+                context
+            )
+    if again:
+        rescored = score_candidates(
+            model, list(again), {new: candidates[old] for new, old in again.items()}
+        )
+        for new, old in again.items():
+            decisions[old] = decide(new, rescored[new], model)
+    return decisions

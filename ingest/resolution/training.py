@@ -9,6 +9,7 @@ works, as a new byline would be.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,8 +17,8 @@ from typing import Any
 
 from researchers.names import dblp_identity_key, person_name
 
-from .decide import link_allowed
-from .features import FEATURE_NAMES, Cursor, MentionContext
+from .decide import identified, link_allowed, score_candidates
+from .features import FEATURE_NAMES, CandidateProfile, Cursor, MentionContext
 from .resolve import scored_contexts
 
 MAX_AUTHORS_FOR_EVIDENCE = 100
@@ -133,6 +134,7 @@ def labelled_pairs(cursor: Cursor, authorship_ids: Sequence[int]) -> Pairs:
         renamed = _namesake_probes(scored, truth)
         probes = scored_contexts(cursor, list(renamed), model=None)
         _add(pairs, probes, renamed, identity, natural=False)
+        _add(pairs, _thinned(scored), truth, identity, natural=False)
     return pairs
 
 
@@ -150,10 +152,41 @@ def _add(
         for s in candidates:
             if s.excluded or not any(w != context.work_id for w in s.candidate.works):
                 continue
+            if s.candidate.researcher_id != truth[context] and not identified(s.candidate):
+                # An L0 record of the same name has no known truth: it is often the person's own
+                # unplaced byline (their perfect team, one work). Labelled a negative, it taught
+                # the model that a full team on a record of one work means another person.
+                continue
             pairs.rows.append({name: s.features[name] for name in FEATURE_NAMES})
             pairs.labels.append(int(s.candidate.researcher_id == truth[context]))
             pairs.groups.append(identity.get(truth[context], str(truth[context])))
             pairs.eligible.append(natural and link_allowed(s, context))
+
+
+def _thinned(scored: dict[MentionContext, list[Any]]) -> dict[MentionContext, list[Any]]:
+    """The same pairs with every candidate reduced to one other work (chosen by a hash, so
+    the set is deterministic): the real records' people mostly have one or two works besides
+    the byline, the synthetic ones five or more, and a namesake and the person must look
+    alike in how much is known of them, or the model learns that a thin record is the person."""
+    contexts = list(scored)
+    thin: dict[MentionContext, list[CandidateProfile]] = {}
+    for context in contexts:
+        thin[context] = []
+        for s in scored[context]:
+            others = sorted(w for w in s.candidate.works if w != context.work_id)
+            if not others:
+                continue
+            kept = min(others, key=lambda w: _digest(f"{s.candidate.researcher_id}:{w}"))
+            thin[context].append(
+                dataclasses.replace(
+                    s.candidate, works={kept: s.candidate.works[kept]}, summaries={}
+                )
+            )
+    return score_candidates(None, contexts, thin)
+
+
+def _digest(text: str) -> str:
+    return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
 
 
 def _namesake_probes(

@@ -64,7 +64,8 @@ def resolve_name_only_authors(
     leaves out become new L0 records. Called once per batch, with the mentions not seen before;
     it must be set-based (a few queries per batch, never one per mention).
 
-    The resolver is writer/resolver.py (rules: researchers.resolution)."""
+    The resolver is writer/resolver.py (the learned one, ingest.resolution; issue 15's rules,
+    researchers.resolution, when RESOLVER says so)."""
     return name_resolution(cursor, mentions).links
 
 

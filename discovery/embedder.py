@@ -114,7 +114,16 @@ def model_is_loaded() -> bool:
     return bool(_models)
 
 
-def embed_texts(texts: list[str], *, fast: bool | None = None, batch_size: int = 64) -> FloatArray:
+# Texts run through the model together. ONNX Runtime's int8 kernels ran faster in smaller
+# batches here (about 85-120 texts/s at 8-16 against 67 at 64, on a noisy 2-core machine):
+# less padding, and a batch's activations stay in cache.
+FAST_BATCH = 16
+FULL_BATCH = 64
+
+
+def embed_texts(
+    texts: list[str], *, fast: bool | None = None, batch_size: int | None = None
+) -> FloatArray:
     """Unit-length float32 vectors, one row per text, in the order given.
 
     The texts are embedded sorted by length, so each batch pads to about its own length instead
@@ -122,6 +131,7 @@ def embed_texts(texts: list[str], *, fast: bool | None = None, batch_size: int =
     if not texts:
         return np.zeros((0, DIMENSIONS), dtype=np.float32)
     fast = FAST_PATH if fast is None else fast
+    batch_size = batch_size or (FAST_BATCH if fast else FULL_BATCH)
     model = loaded_model(fast=fast)
     cut = [text[:MAX_TEXT_CHARS] for text in texts]
     order = sorted(range(len(cut)), key=lambda index: len(cut[index]))

@@ -16,24 +16,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Prefetch
-
 from bzpeer.db import read_connection
 from discovery.selectors.index import IndexMissing, works_nearest_text
-from publications.models import Authorship, Work
 from search.highlight import HIGHLIGHT_START, HIGHLIGHT_STOP, highlighted_html
 
 from .results import MAX_QUERY_LENGTH, SEARCH_PAGE_SIZE, SearchPage, page_offset
 from .works import (
     _ABSTRACT_HEADLINE_OPTIONS,
-    _AUTHORSHIP_FIELDS,
     _TITLE_HEADLINE_OPTIONS,
-    _WORK_HIT_FIELDS,
-    AUTHORS_SHOWN,
     TEXT_SEARCH_CONFIG,
     WorkFilters,
     WorkHit,
     works_filtered,
+    works_for_hits,
     works_matching,
 )
 
@@ -137,20 +132,7 @@ def work_search_by_meaning(
             ],
         )
         headlines = {work_id: (title, abstract) for work_id, title, abstract in cursor.fetchall()}
-    works = (
-        Work.objects.select_related("source")
-        .only(*_WORK_HIT_FIELDS)
-        .prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.select_related("researcher")
-                .only(*_AUTHORSHIP_FIELDS)
-                .order_by("position")[:AUTHORS_SHOWN],
-                to_attr="first_authorships",
-            )
-        )
-        .in_bulk(ids)
-    )
+    works = works_for_hits(ids)
     hits = [
         WorkHit(
             work=works[work_id],

@@ -169,22 +169,7 @@ def work_search(
         rows = cursor.fetchall()
     if not rows:
         return SearchPage(items=[], number=page, page_size=SEARCH_PAGE_SIZE, total=0)
-    # Only what a result row shows: the title and abstract come highlighted from the query
-    # above, and the JSON columns would only cost decoding.
-    works = (
-        Work.objects.select_related("source")
-        .only(*_WORK_HIT_FIELDS)
-        .prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.select_related("researcher")
-                .only(*_AUTHORSHIP_FIELDS)
-                .order_by("position")[:AUTHORS_SHOWN],
-                to_attr="first_authorships",
-            )
-        )
-        .in_bulk([row[0] for row in rows])
-    )
+    works = works_for_hits([row[0] for row in rows])
     hits = [
         WorkHit(
             work=works[work_id],
@@ -240,3 +225,24 @@ def work_type_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
         .order_by("-matches", "type")
     )
     return [Facet(value=row["type"], label=row["type"], count=row["matches"]) for row in rows]
+
+
+def works_for_hits(ids: list[int]) -> dict[int, Any]:
+    """The works of a result page by id, with their source and first authors: only what a
+    result row shows (the title and abstract come highlighted from the page's own query, and
+    the JSON columns would only cost decoding). Each work carries `first_authorships`, a list
+    of its first AUTHORS_SHOWN authorships. Two queries, whatever the number of ids."""
+    return (
+        Work.objects.select_related("source")
+        .only(*_WORK_HIT_FIELDS)
+        .prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("researcher")
+                .only(*_AUTHORSHIP_FIELDS)
+                .order_by("position")[:AUTHORS_SHOWN],
+                to_attr="first_authorships",
+            )
+        )
+        .in_bulk(ids)
+    )

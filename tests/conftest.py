@@ -26,6 +26,18 @@ def testdata_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """Each process's test database is a copy of one migrated template (built once per set of
+    migrations, tests/support/template_database.py) instead of 111 migrations run again."""
+    from django.conf import settings
+
+    from tests.support.template_database import migrated_template
+
+    test_settings = settings.DATABASES["default"].setdefault("TEST", {})
+    test_settings["TEMPLATE"] = migrated_template(settings.TEST_DATABASE_NAME)
+
+
+@pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES_DIR
 

@@ -23,6 +23,7 @@ import pytest
 from psycopg import sql
 
 from tests.bzpeer.servers import missing
+from tests.support import template_database
 
 pytestmark = pytest.mark.bench
 
@@ -118,25 +119,13 @@ def temporary() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One migrated database per test process, copied for each benchmark (CREATE DATABASE ...
-    TEMPLATE): every benchmark still runs `migrate`, which then has nothing to do."""
-    name = f"bzpeer_bench_smoke_{_run_name()}_template"
-    with psycopg.connect(_server_url(), autocommit=True) as connection:
-        _drop(connection, name)
-        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    env = _environment(tmp_path_factory.mktemp("template"))
-    env.update(DATABASE_URL=_server_url(name), DJANGO_SETTINGS_MODULE="bzpeer.settings.local")
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-        cwd=REPO_ROOT,
-        env=env,
-        check=True,
-        timeout=TIMEOUT_SECONDS,
-    )
-    yield name
-    with psycopg.connect(_server_url(), autocommit=True) as connection:
-        _drop(connection, name)
+def migrated_template() -> str:
+    """The suite's migrated template (tests/support/template_database.py), copied for each
+    benchmark (CREATE DATABASE ... TEMPLATE): every benchmark still runs `migrate`, which then
+    has nothing to do."""
+    from django.conf import settings
+
+    return template_database.migrated_template(settings.TEST_DATABASE_NAME)
 
 
 def _redis_keys_delete(prefix: str) -> None:

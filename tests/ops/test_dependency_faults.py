@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
+from django.conf import settings
 
 from tests.bzpeer.servers import (
     POSTGRES_BIN,
@@ -31,6 +32,7 @@ from tests.bzpeer.servers import (
     run_as_server_user,
     server_folder,
 )
+from tests.support.template_database import template_load_into
 
 pytestmark = pytest.mark.server
 
@@ -124,7 +126,12 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         redis.start()
         with cluster.connect() as connection:
             connection.execute(f"CREATE DATABASE {DATABASE}")
-        site.manage("migrate", "--noinput")
+        # The migrated template, copied in (the site's `migrate` would find nothing to do).
+        template_load_into(
+            cluster.url(DATABASE),
+            test_database_name=settings.TEST_DATABASE_NAME,
+            postgres_bin=POSTGRES_BIN,
+        )
         site.start()
         yield Stack(cluster, redis, site)
     finally:

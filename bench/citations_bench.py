@@ -23,21 +23,19 @@ from pathlib import Path
 import psycopg
 
 from bench import smoke
-from bench.import_bench import (
+from bench.harness import (
     BOOKKEEPING_TABLES,
     DATA_DIR,
     DATA_TABLES,
     Corpus,
-    ImportFigures,
     bench_environment,
     corpus_prepare,
-    git_revision,
-    import_measure,
-    other_imports_running,
     say,
     shown,
     truncate,
 )
+from bench.import_bench import ImportFigures, import_measure
+from bench.measure import git_revision, other_imports_running
 
 TARGET_RATIO = 0.75
 CITATION_TABLES = ("publications_citation", "publications_unresolvedreference")

@@ -42,15 +42,8 @@ from urllib.parse import urlsplit
 import psycopg
 
 from bench import feed_bench, smoke
-from bench.import_bench import (
-    DATA_DIR,
-    REPO_ROOT,
-    bench_database_url,
-    ensure_database,
-    machine_describe,
-    manage,
-    say,
-)
+from bench.harness import DATA_DIR, REPO_ROOT, bench_database_url, ensure_database, manage, say
+from bench.measure import machine_describe
 
 # Monday 30 November 2026, 08:00 UTC.
 CLOCK = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)

@@ -30,14 +30,8 @@ from datetime import UTC, datetime
 import psycopg
 
 from bench import smoke
-from bench.import_bench import (
-    DATA_DIR,
-    bench_database_url,
-    ensure_database,
-    machine_describe,
-    manage,
-    say,
-)
+from bench.harness import DATA_DIR, bench_database_url, ensure_database, manage, say
+from bench.measure import machine_describe
 
 DATA_TABLES = (
     "feed_feedstate",

@@ -40,17 +40,17 @@ from datetime import UTC, datetime
 import psycopg
 
 from bench import smoke
-from bench.import_bench import (
+from bench.harness import (
     DATA_DIR,
     REPO_ROOT,
     bench_database_url,
     corpus_prepare,
     ensure_database,
-    machine_describe,
     manage,
     say,
     shown,
 )
+from bench.measure import machine_describe
 
 DATA_TABLES = (
     "publications_worktopic",

@@ -61,7 +61,7 @@ end
 def _schema_copy(source: str, target_url: str) -> None:
     """The schema and migration records of `source` (migrated first, when it needs it) loaded
     into the new primary's database: one dump instead of every migration on a new cluster."""
-    from bench.import_bench import bench_database_url, ensure_database, manage
+    from bench.harness import bench_database_url, ensure_database, manage
 
     source_url = bench_database_url(source)
     ensure_database(source_url)

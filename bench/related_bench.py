@@ -39,13 +39,8 @@ import psycopg
 import redis
 
 from bench import smoke
-from bench.import_bench import (
-    DATA_DIR,
-    REPO_ROOT,
-    bench_environment,
-    machine_describe,
-    say,
-)
+from bench.harness import DATA_DIR, REPO_ROOT, bench_environment, say
+from bench.measure import machine_describe
 
 BATCH_WORKS = 2_000
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import smoke
-from bench.import_bench import bench_database_url, ensure_database, manage, say
+from bench.harness import bench_database_url, ensure_database, manage, say
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -155,7 +155,7 @@ def breakdown(experiment: Plan, title: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bench.import_bench import bench_database_url, ensure_database, manage
+    from bench.harness import bench_database_url, ensure_database, manage
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench_resolver_misses")

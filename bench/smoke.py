@@ -109,7 +109,7 @@ def tiny_corpus(database: str, *, works: int = WORKS, seed: int = 7, redis_db: i
     (bzpeer_bench) measures in smoke mode instead."""
     import psycopg
 
-    from bench.import_bench import (
+    from bench.harness import (
         BOOKKEEPING_TABLES,
         DATA_TABLES,
         DERIVED_TABLES,

@@ -38,22 +38,16 @@ import psycopg
 from psycopg import sql
 
 from bench import smoke
-from bench.import_bench import (
+from bench.harness import DATA_DIR, REPO_ROOT, Corpus, bench_environment, corpus_prepare, say, shown
+from bench.import_bench import MEMORY_BUDGET_MB
+from bench.measure import (
     BUSY_SHARE,
-    DATA_DIR,
-    MEMORY_BUDGET_MB,
-    REPO_ROOT,
-    Corpus,
     ProcessFigures,
-    bench_environment,
     busy_note,
-    corpus_prepare,
     git_revision,
     machine_describe,
     other_imports_running,
     run_measured,
-    say,
-    shown,
 )
 from tests.support.synthetic import _SYLLABLES, _WORDS
 

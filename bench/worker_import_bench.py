@@ -41,23 +41,25 @@ from pathlib import Path
 import psycopg
 
 from bench import smoke
-from bench.import_bench import (
+from bench.harness import (
     BOOKKEEPING_TABLES,
     DATA_TABLES,
     REPO_ROOT,
     Corpus,
-    MachineCpu,
     bench_environment,
-    copy_measure,
     corpus_prepare,
-    git_revision,
-    machine_describe,
-    other_imports_running,
-    other_work_share,
     say,
     shown,
     table_counts,
     truncate,
+)
+from bench.import_bench import copy_measure
+from bench.measure import (
+    MachineCpu,
+    git_revision,
+    machine_describe,
+    other_imports_running,
+    other_work_share,
 )
 
 CELERY = Path(sys.executable).with_name("celery")

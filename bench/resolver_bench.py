@@ -146,7 +146,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from django.db import connection, transaction
 
     from ingest.writer.authors import researchers_for_mentions
-    from ingest.writer.resolver import name_resolution, name_resolution_by_rules
+    from ingest.writer.resolver import (
+        name_resolution,
+        name_resolution_by_rules,
+        resolver_in_use,
+    )
     from researchers.names import normalize_name
     from researchers.resolution import Outcome
 
@@ -179,7 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rss_after: list[float] = []
     timings: dict[str, float] = {}
     try:
-        with transaction.atomic(), connection.cursor() as wrapper:
+        # The learned resolver explicitly (the writer's default), whatever RESOLVER says.
+        with transaction.atomic(), connection.cursor() as wrapper, resolver_in_use("model"):
             cursor = wrapper.cursor
             # The yardstick: what linking by the name alone would cost, one indexed lookup of
             # the batch's normalised names (researcher_name_cited_idx). bzpeer never does it:

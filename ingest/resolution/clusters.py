@@ -42,6 +42,7 @@ def _work_context(l0: CandidateProfile, work_id: int, work: CandidateWork) -> Me
         topic_keys=work.topic_keys,
         venue_id=work.venue_id,
         year=work.year,
+        title_key=work.title_key,
     )
 
 

@@ -1,10 +1,11 @@
 """The learned resolver's decision: the hard rules first, then the model's calibrated score.
 
 Hard rules (never overridden by a score):
-- names must be compatible (researchers.names.names_compare); a name given by initials only,
-  or a candidate known by initials only, needs more evidence (INITIALS_TEAM coauthors,
-  INITIALS_SIGNALS signals: an initial alone never decides), and two sets of initials are
-  never linked: at best a close call;
+- names must be compatible (researchers.names.names_compare): an initial alone never
+  decides, nor does the team alone for it. A name given by initials links only on
+  INITIALS_TEAM coauthors of the team, a signal of another kind (institution, venue, topics)
+  and INITIALS_SIGNALS signals in all; a record known by initials only never links to a
+  spelled-out name, and two sets of initials never link: at best a close call;
 - a dblp homonym key decides: the same key links by itself, two different keys never meet;
 - a researcher already elsewhere on the same byline is not the name;
 - a link needs at least LINK_SIGNALS independent signals besides the name
@@ -35,13 +36,14 @@ from .features import (
     MentionContext,
     independent_signals,
     initials_only,
+    left_out,
     pair_features,
     signal_count,
 )
 from .model import PairModel
 
 LINK_SIGNALS = 2
-# A name given by initials (on the byline or on the record) links only on more evidence.
+# A name given by initials links only on more evidence, of more than one kind (link_allowed).
 INITIALS_TEAM = 2
 INITIALS_SIGNALS = 3
 MAX_CLOSE_CALLS = 5
@@ -65,8 +67,9 @@ class Scored:
 
     def reasons(self, mention: MentionContext) -> dict[str, Any]:
         shared: set[int] = set()
+        copies = left_out(mention, self.candidate)
         for work_id, work in self.candidate.works.items():
-            if work_id != mention.work_id:
+            if work_id not in copies:
                 shared |= work.coauthor_ids & mention.coauthor_ids
         return {
             "given_names": self.given_names.name.lower(),
@@ -112,13 +115,21 @@ def link_allowed(scored: Scored, mention: MentionContext) -> bool:
     candidate_initials = bool(scored.features["candidate_initials_only"])
     if not mention_initials and not candidate_initials:
         return scored.given_names >= GivenNames.COMPATIBLE
-    # An initial alone never decides: 'C. Laurent' may be Claire or Carlos, so the rest must
-    # decide instead (two coauthors of the team, and INITIALS_SIGNALS signals in all), with
-    # one side spelled out; two sets of initials are never linked.
+    # An initial alone never decides: 'J. Smith' may be John or Jane. Nor does the team alone
+    # decide for it, however many coauthors it brings: they are one kind of evidence, one
+    # group of people, and issue 15's writer tests want 'J. Smith' beside three of John
+    # Smith's coauthors and nothing else to be a moderator's call. A name given by initials
+    # links only with two coauthors of the team, a signal of another kind (the institution,
+    # the venue or the topics) and INITIALS_SIGNALS in all; a record known by initials only
+    # is never linked to a spelled-out name (it never said which given name it is); two sets
+    # of initials never link. The rest goes to the moderators' queue.
+    others = scored.signal_count - int(scored.signals["team"])
     return (
-        not (mention_initials and candidate_initials)
+        mention_initials
+        and not candidate_initials
         and scored.given_names >= GivenNames.INITIALS
         and int(scored.signals["team"]) >= INITIALS_TEAM
+        and others >= 1
         and scored.signal_count >= INITIALS_SIGNALS
     )
 

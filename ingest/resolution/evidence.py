@@ -67,7 +67,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
     cursor.execute(
         """
         SELECT a.researcher_id, a.work_id, w.publication_year, w.source_id, a.institution_ids,
-               a.affiliation_names, o.ids, o.names, a.raw_name,
+               a.affiliation_names, o.ids, o.names, a.raw_name, w.title_key,
                ARRAY(SELECT t.external_id FROM publications_worktopic wt
                      JOIN publications_topic t ON t.id = wt.topic_id
                      WHERE wt.work_id = a.work_id)
@@ -95,6 +95,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
         co_ids,
         co_names,
         raw_name,
+        title_key,
         topics,
     ) in cursor.fetchall():
         works[rid][work_id] = CandidateWork(
@@ -106,6 +107,7 @@ def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]
             coauthor_names=tuple(co_names or ()),
             topic_keys=frozenset(topics or ()),
             raw_name=raw_name or "",
+            title_key=title_key,
         )
     return works
 
@@ -138,7 +140,9 @@ def _add_batch_bylines(
     """The batch's own bylines as evidence (the byline resolved as a whole, and its batch
     too): a work being imported is not yet among its authors' works, yet a candidate named by
     id on one of the batch's bylines has written with everyone on it. Without this, two
-    versions of one paper in one batch, each naming the other's hidden author, see nothing."""
+    papers of one team in one batch, each naming the other's hidden author, see nothing. (Two
+    copies of one paper, the same title key, are no evidence for each other:
+    features.left_out.)"""
     seen: set[tuple[int, int]] = set()
     for mention in mentions:
         if mention.work_id is None:
@@ -158,6 +162,7 @@ def _add_batch_bylines(
                 # Their own name is among the byline's: left out (by its keys).
                 coauthor_names=tuple(n for n in names if not (name_keys(n) & own)),
                 topic_keys=mention.topic_keys,
+                title_key=mention.title_key,
             )
 
 

@@ -72,6 +72,10 @@ class MentionContext:
     year: int | None = None
     email_domains: frozenset[str] = frozenset()
     abstract: str = ""
+    # ingest.writer.identity.title_key of the mention's work: another copy of the same paper
+    # (a preprint and its publisher's version, not yet known to be one) is left out of every
+    # candidate's evidence with the work itself.
+    title_key: str | None = None
 
     def coauthor_keys(self) -> list[frozenset[tuple[str, str]]]:
         return [name_keys(name) for name in self.coauthor_names]
@@ -87,6 +91,7 @@ class CandidateWork:
     coauthor_names: tuple[str, ...] = ()
     topic_keys: frozenset[str] = frozenset()
     raw_name: str = ""  # the candidate's own name as this byline wrote it
+    title_key: str | None = None  # ingest.writer.identity.title_key of the work
 
 
 @dataclass
@@ -101,8 +106,13 @@ class CandidateProfile:
     affiliation_institution_ids: frozenset[int] = frozenset()  # researchers_affiliation
     email_domains: frozenset[str] = frozenset()  # of the candidate's institutions
     works: dict[int, CandidateWork] = field(default_factory=dict)
-    # Its works summed up, per work left out (None: none), filled by pair_features.
-    summaries: dict[int | None, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Its works summed up, per set of works left out, filled by pair_features.
+    summaries: dict[frozenset[int], Any] = field(default_factory=dict, compare=False, repr=False)
+    # Its works by title key, filled by left_out (not an __init__ field: dataclasses.replace
+    # with other works starts it again).
+    titles: dict[str, frozenset[int]] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
 
     @property
     def name(self) -> PersonName:
@@ -184,13 +194,32 @@ def spelled_name(display_name: str, spellings: set[str]) -> PersonName:
     return shown
 
 
-def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary:
+def left_out(mention: MentionContext, candidate: CandidateProfile) -> frozenset[int]:
+    """The candidate's works that are no evidence about this mention: its own work, and the
+    other copies of the same paper (the same title key). A copy's byline is the mention's
+    byline again, not a history of working together: counted, every publisher's version of a
+    preprint would vouch for itself, and its name-only author would be linked to the
+    preprint's author on the strength of one paper (the writer unites the copies, and their
+    authors, once a record names both: tests/ingest/test_works_that_are_one.py)."""
+    own = frozenset({mention.work_id}) if mention.work_id in candidate.works else frozenset()
+    if not mention.title_key:
+        return own
+    if candidate.titles is None:
+        by_title: dict[str, set[int]] = {}
+        for work_id, work in candidate.works.items():
+            if work.title_key:
+                by_title.setdefault(work.title_key, set()).add(work_id)
+        candidate.titles = {key: frozenset(ids) for key, ids in by_title.items()}
+    return own | candidate.titles.get(mention.title_key, frozenset())
+
+
+def _summary(candidate: CandidateProfile, excluded: frozenset[int]) -> _Summary:
     cache = candidate.summaries
-    if excluded_work in cache:
-        return cache[excluded_work]
+    if excluded in cache:
+        return cache[excluded]
     summary = _Summary(institutions=set(candidate.affiliation_institution_ids))
     for work_id, work in candidate.works.items():
-        if work_id == excluded_work:
+        if work_id in excluded:
             continue
         summary.works += 1
         summary.coauthor_ids |= work.coauthor_ids
@@ -206,16 +235,16 @@ def _summary(candidate: CandidateProfile, excluded_work: int | None) -> _Summary
         summary.spellings.add(work.raw_name)
     summary.affiliations.discard("")
     summary.name = spelled_name(candidate.display_name, summary.spellings)
-    cache[excluded_work] = summary
+    cache[excluded] = summary
     return summary
 
 
 def pair_features(
     mention: MentionContext, candidate: CandidateProfile, *, name_candidates: int
 ) -> dict[str, float]:
-    """The features of one pair (FEATURE_NAMES), the mention's own work left out."""
-    excluded = mention.work_id if mention.work_id in candidate.works else None
-    summary = _summary(candidate, excluded)
+    """The features of one pair (FEATURE_NAMES), the mention's own work (and its copies) left
+    out."""
+    summary = _summary(candidate, left_out(mention, candidate))
     candidate_name = summary.name or candidate.name
     given = names_compare(mention.name, candidate_name)
     mention_full = " ".join(mention.name.given + mention.name.family)

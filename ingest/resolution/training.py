@@ -35,7 +35,8 @@ SELECT a.id, a.work_id, a.researcher_id, a.raw_name, a.institution_ids, a.affili
              WHERE b.work_id = a.work_id AND b.position <> a.position
                AND (NOT %(identified_only)s OR rb.openalex_id IS NOT NULL OR rb.orcid IS NOT NULL)),
        ARRAY(SELECT t.external_id FROM publications_worktopic wt
-             JOIN publications_topic t ON t.id = wt.topic_id WHERE wt.work_id = a.work_id)
+             JOIN publications_topic t ON t.id = wt.topic_id WHERE wt.work_id = a.work_id),
+       w.title_key
 FROM publications_authorship a
 JOIN researchers_researcher r ON r.id = a.researcher_id
 JOIN publications_work w ON w.id = a.work_id
@@ -74,6 +75,7 @@ def authorship_contexts(
         names,
         coauthors,
         topics,
+        title_key,
     ) in cursor.fetchall():
         context = MentionContext(
             key=authorship_id,
@@ -88,6 +90,7 @@ def authorship_contexts(
             topic_keys=frozenset(topics or ()),
             venue_id=venue,
             year=year,
+            title_key=title_key,
         )
         found.append((context, researcher_id, identity))
     return found

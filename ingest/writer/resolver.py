@@ -311,16 +311,15 @@ def name_resolution_by_rules(cursor: Cursor, mentions: Sequence[M]) -> Resolutio
 
 # --- The learned resolver (issue 27) ------------------------------------------------------------
 
-# Which resolver the writer calls: "model" (the learned one) or "rules" (issue 15's baseline).
-# "rules" still: the learned one now resolves 1,108 mentions/s on the 20,000-work bench corpus
-# (the rules 1,314, the exact-name yardstick 64,076; bench/README.md), but switched on for
-# imports it fails two import tests: it links a name given by an initial when two coauthors of
-# the team and three signals back it (tests/researchers/test_resolution_writer.py wants such a
-# name queued), and it links an absorbed byline's name-only author that
-# tests/ingest/test_works_that_are_one.py expects as an L0 placeholder. The weekly re-run
-# (ingest.services.researchers_rerun) applies the learned one to the L0 records imports leave.
-# The evaluation switches it (resolver_in_use) to measure both in one run.
-RESOLVER = "rules"
+# Which resolver the writer calls: "model" (the learned one, issue 27) or "rules" (issue 15's
+# baseline, kept for the evaluation and the benchmarks, which switch it with resolver_in_use
+# to measure both in one run). Imports use the learned one: on the evaluation's real and
+# synthetic records it links two and five times as many hidden mentions as the rules, without
+# a false link (docs/importing.md), at about three quarters of their rate (bench/README.md).
+# Issue 15's writer tests hold for it: a name given by initials is linked only when a signal
+# of another kind than the team backs it (ingest.resolution.decide.link_allowed), and another
+# copy of the mention's own paper is no evidence (ingest.resolution.features.left_out).
+RESOLVER = "model"
 
 
 @contextlib.contextmanager
@@ -355,7 +354,7 @@ def name_resolution(cursor: Cursor, mentions: Sequence[M]) -> Resolution[M]:
 
 def mention_contexts(cursor: Cursor, mentions: Sequence[M]) -> dict[M, MentionContext]:
     """What each byline says around its name-only mention: two statements (the institutions'
-    ids, the works' venue and year)."""
+    ids, the works' venue, year and title key)."""
     openalex_institutions = sorted({i for m in mentions for i in m.institution_openalex_ids})
     cursor.execute(
         "SELECT openalex_id, id FROM researchers_institution WHERE openalex_id = ANY(%s)",
@@ -364,13 +363,14 @@ def mention_contexts(cursor: Cursor, mentions: Sequence[M]) -> dict[M, MentionCo
     institution_ids: dict[str, int] = dict(cursor.fetchall())
     work_ids = sorted({m.work_id for m in mentions if m.work_id is not None})
     cursor.execute(
-        "SELECT id, source_id, publication_year FROM publications_work WHERE id = ANY(%s)",
+        "SELECT id, source_id, publication_year, title_key FROM publications_work"
+        " WHERE id = ANY(%s)",
         [work_ids],
     )
-    work_facts = {wid: (venue, year) for wid, venue, year in cursor.fetchall()}
+    work_facts = {wid: (venue, year, key) for wid, venue, year, key in cursor.fetchall()}
     contexts: dict[M, MentionContext] = {}
     for mention in mentions:
-        venue, year = work_facts.get(mention.work_id or 0, (None, None))
+        venue, year, title_key = work_facts.get(mention.work_id or 0, (None, None, None))
         contexts[mention] = MentionContext(
             key=mention,
             name=person_name(
@@ -390,5 +390,6 @@ def mention_contexts(cursor: Cursor, mentions: Sequence[M]) -> dict[M, MentionCo
             topic_keys=mention.topic_keys,
             venue_id=venue,
             year=year,
+            title_key=title_key,
         )
     return contexts

@@ -70,6 +70,7 @@ FIGURES = {
     ],
     "resolver_bench": [r"^\s+resolve: .*\s[\d,]+ mentions/s", r"^\s+write\s+[\d,]+ mentions/s", r"^\s+outcomes: "],
     "resolver_eval": [r"^\s+links made:\s+\d", r"^\s+B3 precision / recall / F1:\s+\d"],
+    "l0_share_bench": [r"^\s+left on an L0 record\s+[\d,]+\s+[\d.]+$", r"^\s+linked to their record\s+[\d,]+"],
 }  # fmt: skip
 
 

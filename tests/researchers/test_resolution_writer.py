@@ -239,3 +239,60 @@ def test_the_lookup_costs_the_same_statements_for_one_mention_or_two_hundred(tea
         return counting.statements
 
     assert statements(200) == statements(1) <= 5
+
+
+def test_a_record_known_by_an_initial_is_queued_not_linked_to_the_spelled_out_name() -> None:
+    """The other side of 'an initial alone never decides': a record its bylines only ever
+    call 'J. Smith' may be Jane as well as John, so a John Smith beside all three of its
+    coauthors goes to the moderators' queue, however strong the team."""
+    coauthors = [
+        ResearcherFactory(display_name=name, orcid=orcid(serial), openalex_id=None)
+        for serial, name in ((31, "Alice Ames"), (32, "Bob Brown"), (33, "Carol Chen"))
+    ]
+    initials = ResearcherFactory(display_name="J. Smith", openalex_id="A31")
+    for _ in range(2):
+        work = WorkFactory()
+        AuthorshipFactory(work=work, researcher=initials, position=1)
+        for position, coauthor in enumerate(coauthors, start=2):
+            AuthorshipFactory(work=work, researcher=coauthor, position=position)
+    write(
+        crossref_work(
+            "10.1/n",
+            author(1, "John Smith"),
+            *(author(p, c.display_name, orcid_id=c.orcid) for p, c in enumerate(coauthors, 2)),
+        )
+    )
+    made = _byline_researcher("10.1/n", 1)
+    assert made != initials
+    pair = SamePersonCandidate.objects.get()
+    assert (pair.record, pair.candidate) == (made, initials)
+    assert "initials" in pair.evidence["why_not_linked"]
+    assert not NameLink.objects.filter(researcher=initials).exists()
+
+
+def test_another_copy_of_the_same_paper_is_no_evidence_but_another_paper_is() -> None:
+    """The publisher's version of Maria Rossi's paper (the same title, year and first author,
+    another DOI: not yet known to be one work) repeats her byline by name only. Her own
+    byline is no history of working together: she is not linked on it (her profile would
+    list the paper twice). A new paper with the same two coauthors is."""
+    title = "Quantum widgets for sparse graphs"
+    team = (author(2, "Luca Bianchi"), author(3, "Anna Verdi"))
+    write(
+        crossref_work(
+            "10.2/preprint", author(1, "Maria Rossi", orcid_id=orcid(41)), *team, title=title
+        )
+    )
+    maria = Researcher.objects.get(orcid=orcid(41))
+
+    write(crossref_work("10.2/published", author(1, "Maria Rossi"), *team, title=title))
+    copy = _byline_researcher("10.2/published", 1)
+    assert copy != maria
+    assert copy.verification_level == VerificationLevel.NAME_ONLY
+
+    write(
+        crossref_work(
+            "10.2/next", author(1, "Maria Rossi"), *team, title="Widgets for dense graphs"
+        )
+    )
+    assert _byline_researcher("10.2/next", 1) == maria
+    assert Authorship.objects.filter(researcher=maria).count() == 2

@@ -4,9 +4,9 @@ Of the name-only mentions of a person who already has an identified record, the 
 ends up on an L0 record (a new one, or another name-only one) instead of on theirs, for issue
 15's rules and the learned resolver in the same run.
 
-The world is bench.sources_bench's (the same people, names, ORCID iDs and bylines, built by
-its own functions): its Crossref records of their own (the 70% that are not OpenAlex works)
-are imported first: a person numbered p with p % 5 == 0 carries an ORCID iD on every Crossref
+The world is the sources benchmark's (bench/sources_world.py: the same people, names, ORCID
+iDs and bylines, built by its own functions): its Crossref records of their own (the 70% that
+are not OpenAlex works) are imported first: a person numbered p with p % 5 == 0 carries an ORCID iD on every Crossref
 byline, so those people have an identified record. Then its arXiv entries of their own and
 without a DOI (arXiv never gives an ORCID iD) are imported through the same writer, once per
 resolver, rolled back each time: every arXiv byline name of a person with an ORCID record is a
@@ -14,7 +14,7 @@ name-only mention whose truth is known. Each is counted as linked to their recor
 someone else's identified record (a false link), or left on an L0 record.
 
 The sources benchmark's bylines are drawn at random from a shared pool (a few prolific
-people, the rest rare: bench.sources_bench._coauthors); no team writes together twice unless
+people, the rest rare: bench.sources_world._coauthors); no team writes together twice unless
 by chance, so this measures what the issue's sources benchmark figure measures, not what the
 resolver can do with real teams (bench.resolver_eval). In a database of its own (--database,
 default bzpeer_bench_l0_share), emptied by the rollback. Figures, not a test.
@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench import smoke
-from bench.import_bench import bench_database_url, ensure_database, manage, say
-from bench.sources_bench import (
+from bench.harness import bench_database_url, ensure_database, manage, say
+from bench.sources_world import (
     _FEED_HEAD,
     _coauthors,
     _title,
@@ -50,7 +50,7 @@ BATCH = 500
 
 def crossref_people(index: int, records: int) -> list[int]:
     """The person numbers of Crossref record `index` (a record of its own), in byline order:
-    the draws of sources_bench.crossref_item (title, year, month, journal, byline), made
+    the draws of sources_world.crossref_item (title, year, month, journal, byline), made
     again."""
     rng = random.Random(f"crossref:{index}")
     _title(rng, index, "crossref")
@@ -86,7 +86,7 @@ def records_prepare(records: int) -> tuple[list[Any], list[Any], dict[str, dict[
         item = crossref_item(index, records, {})
         assert [a.get("family") for a in item["author"] if "family" in a] == [
             person(p)[1] for p in crossref_people(index, records)
-        ], "sources_bench.crossref_item draws changed: crossref_people is out of step"
+        ], "sources_world.crossref_item draws changed: crossref_people is out of step"
         crossref.append(map_work(item))
     wanted = [i for i in range(records) if not overlaps(i) and arxiv_wanted(i)]
     feed = _FEED_HEAD.format(number=0, start=0, page=len(wanted), total=len(wanted))

@@ -9,13 +9,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from .test_hostile_requests import Visitor, all_paths, site  # noqa: F401 - the fixture
+from .hostile import Visitor, all_paths
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("kind", ["member", "newcomer"])
-def test_every_answer_to_a_signed_in_person_is_private_and_not_stored(site, kind):  # noqa: F811
+def test_every_answer_to_a_signed_in_person_is_private_and_not_stored(site, kind):
     visitor = Visitor(site, kind)
     stored: list[str] = []
     for route, values in all_paths(site):
@@ -27,7 +27,7 @@ def test_every_answer_to_a_signed_in_person_is_private_and_not_stored(site, kind
     assert not stored, f"{len(stored)} answers a cache may keep:\n" + "\n".join(stored[:40])
 
 
-def test_public_pages_stay_cacheable_for_visitors(site):  # noqa: F811
+def test_public_pages_stay_cacheable_for_visitors(site):
     response = Client().get(reverse("researcher-profile", args=[site.researcher.slug]))
     assert "public" in response["Cache-Control"]
     assert "no-store" not in response["Cache-Control"]

@@ -406,7 +406,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = random.Random(options.seed)
     names = name_queries(options.names, rng)
     partial_names = suggestion_queries(options.suggestions, rng)
-    works = work_queries(rng, options.work_rounds)
+    # A generator of its own: the same work queries whatever the draws above took (the
+    # suggestions' lengths depend on names drawn in random order), so runs can be compared.
+    works = work_queries(random.Random(options.seed), options.work_rounds)
 
     say("warming up ...")
     for query in names[:30]:

@@ -343,6 +343,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="skip timing an uncapped ts_rank over every match of a common word",
     )
+    parser.add_argument(
+        "--compare-pages",
+        metavar="FILE",
+        help="a search-first-pages.json of an earlier run: say for how many work queries the "
+        "first page is the same",
+    )
     smoke.add_argument(parser)
     options = parser.parse_args(argv)
     if options.smoke:
@@ -376,6 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from search.selectors.works import (
         WORK_CANDIDATE_LIMIT,
         WorkFilters,
+        work_candidates,
         work_search,
         work_topic_facets,
         work_type_facets,
@@ -399,7 +406,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = random.Random(options.seed)
     names = name_queries(options.names, rng)
     partial_names = suggestion_queries(options.suggestions, rng)
-    works = work_queries(rng, options.work_rounds)
+    # A generator of its own: the same work queries whatever the draws above took (the
+    # suggestions' lengths depend on names drawn in random order), so runs can be compared.
+    works = work_queries(random.Random(options.seed), options.work_rounds)
 
     say("warming up ...")
     for query in names[:30]:
@@ -440,19 +449,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     say(f"work search: {len(works)} queries, {runs} runs each ...")
     work_samples: dict[str, list[list[float]]] = {}
+    # The first page of each query, run by run: a page that changes from one run to the next
+    # is one a person paging through the results sees shift under them.
+    work_pages: dict[str, set[tuple[int, ...]]] = {}
     for kind, text in works:
-        work_samples.setdefault(kind, []).append(
-            [timed(lambda q=text: work_search(query=q))[0] for _ in range(runs)]
-        )
+        samples = []
+        for _ in range(runs):
+            duration, found = timed(lambda q=text: work_search(query=q))
+            samples.append(duration)
+            work_pages.setdefault(text, set()).add(
+                tuple(hit.work.id for hit in found.items)  # type: ignore[attr-defined]
+            )
+        work_samples.setdefault(kind, []).append(samples)
 
     say("the works tab as the page runs it ...")
 
     def works_tab(text: str) -> None:
+        # As search.views.search runs it: the works' first matches read once, for the tab
+        # count, the page and the facets.
         filters = WorkFilters()
-        search_counts(text)
-        work_search(query=text, filters=filters)
-        work_topic_facets(query=text, filters=filters)
-        work_type_facets(query=text, filters=filters)
+        found = work_candidates(text) if normalize_name(text) else None
+        search_counts(text, works=found)
+        work_search(query=text, filters=filters, found=found)
+        work_topic_facets(query=text, filters=filters, found=found)
+        work_type_facets(query=text, filters=filters, found=found)
 
     tab_samples = [[timed(lambda q=text: works_tab(q))[0]] for _kind, text in works[:200]]
     load_after = os.getloadavg()
@@ -519,6 +539,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     work_matches = {}
     for text in ("graph", "graph learning", '"sparse attention"', "zebra"):
         work_matches[text] = work_search(query=text).total
+    unstable = sorted(text for text, pages in work_pages.items() if len(pages) > 1)
+    notes.append(
+        f"work search: {len(unstable)} of {len(work_pages)} distinct queries gave a different "
+        f"first page from one run to the next" + (f" (e.g. {unstable[:3]})" if unstable else "")
+    )
+    # The first page of each query, for comparing revisions (--compare-pages).
+    first_pages = {text: sorted(pages)[0] for text, pages in work_pages.items()}
+    if options.compare_pages:
+        earlier = json.loads(Path(options.compare_pages).read_text())
+        common = [text for text in first_pages if text in earlier]
+        same = sum(list(first_pages[text]) == earlier[text] for text in common)
+        notes.append(
+            f"work search: the same first page as {options.compare_pages} for {same} of "
+            f"{len(common)} queries"
+        )
     report = Report(
         measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
         machine=machine_describe(),
@@ -544,7 +579,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     DATA_DIR.mkdir(exist_ok=True)
     path = DATA_DIR / "search-report.json"
     path.write_text(json.dumps(asdict(report), indent=2) + "\n")
-    say(f"\nwritten to {path}")
+    pages_path = DATA_DIR / "search-first-pages.json"
+    pages_path.write_text(json.dumps({k: list(v) for k, v in first_pages.items()}) + "\n")
+    say(f"\nwritten to {path} (first pages of the work queries: {pages_path})")
     return 0
 
 

@@ -7,6 +7,8 @@ become <mark> tags. Titles and abstracts come from outside, so no markup of thei
 
 from __future__ import annotations
 
+import re
+
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -34,17 +36,11 @@ def highlighted_html(headline: str) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text above is escaped
 
 
+# A run of text or a single mark, in order: splitting with a group keeps the marks.
+_MARK_SPLIT = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_STOP}])")
+
+
 def _split_marks(text: str) -> list[str]:
-    pieces: list[str] = []
-    current: list[str] = []
-    for character in text:
-        if character in (HIGHLIGHT_START, HIGHLIGHT_STOP):
-            if current:
-                pieces.append("".join(current))
-                current = []
-            pieces.append(character)
-        else:
-            current.append(character)
-    if current:
-        pieces.append("".join(current))
-    return pieces
+    # One regular expression rather than a loop over characters: a page holds forty headlines
+    # of up to a few hundred characters each.
+    return [piece for piece in _MARK_SPLIT.split(text) if piece]

@@ -27,7 +27,13 @@ from .selectors.topics_institutions import (
     institution_search,
     topic_search,
 )
-from .selectors.works import work_search, work_topic_facets, work_type_facets
+from .selectors.works import (
+    WorkCandidates,
+    work_candidates,
+    work_search,
+    work_topic_facets,
+    work_type_facets,
+)
 
 
 def _valid_data(form: forms.Form) -> forms.Form:
@@ -37,7 +43,13 @@ def _valid_data(form: forms.Form) -> forms.Form:
 
 
 def _tab_results(
-    tab: str, query: str, filter_form: Any, page: int, *, by_meaning: bool = False
+    tab: str,
+    query: str,
+    filter_form: Any,
+    page: int,
+    *,
+    by_meaning: bool = False,
+    works_found: WorkCandidates | None = None,
 ) -> dict[str, Any]:
     filters = filter_form.to_filters()
     if tab == "researchers":
@@ -52,14 +64,14 @@ def _tab_results(
             meaning_available = found.meaning_available
         else:
             works_page, meaning_available = (
-                work_search(query=query, filters=filters, page=page),
+                work_search(query=query, filters=filters, page=page, found=works_found),
                 True,
             )
         return {
             "results": works_page,
             "meaning_available": meaning_available,
-            "topic_facets": work_topic_facets(query=query, filters=filters),
-            "type_facets": work_type_facets(query=query, filters=filters),
+            "topic_facets": work_topic_facets(query=query, filters=filters, found=works_found),
+            "type_facets": work_type_facets(query=query, filters=filters, found=works_found),
         }
     if tab == "topics":
         return {"results": topic_search(query=query, filters=filters, page=page)}
@@ -98,7 +110,11 @@ def search(request: HttpRequest) -> HttpResponse:
     if not query:
         return render(request, "search/search.html", context)
 
-    counts = search_counts(query)
+    # The works' first matches are read once: their count is the tab's, and without filters
+    # the works tab ranks them and counts its facets over them. search_counts counts nothing
+    # for a query without a letter or digit, so nothing is read for it then.
+    works_found = work_candidates(query) if normalize_name(query) else None
+    counts = search_counts(query, works=works_found)
     # By meaning is a mode of the works tab: the words' counts may say nothing of its results.
     tab = form.cleaned_data.get("tab") or (
         "works"
@@ -107,7 +123,9 @@ def search(request: HttpRequest) -> HttpResponse:
     )
     filter_form = _valid_data(FILTER_FORMS[tab](request.GET))
     page = form.cleaned_data.get("page") or 1
-    results = _tab_results(tab, query, filter_form, page, by_meaning=mode == "meaning")
+    results = _tab_results(
+        tab, query, filter_form, page, by_meaning=mode == "meaning", works_found=works_found
+    )
     current_page = results["results"]
     if tab == "works" and mode == "meaning":
         # The works tab counts what it lists: the matches by words and by meaning together

@@ -10,13 +10,14 @@ from researchers.selectors import researchers_public
 
 from .results import MAX_QUERY_LENGTH, TabCount, capped_count
 from .topics_institutions import institutions_matching_name, topics_matching
-from .works import WorkFilters, works_matching
+from .works import WorkCandidates, works_matching_count
 
 SEARCH_KINDS: Sequence[str] = ("researchers", "works", "topics", "institutions")
 
 
-def search_counts(query: str) -> dict[str, TabCount]:
-    """How many records of each kind match `query`, without filters. Four queries."""
+def search_counts(query: str, *, works: WorkCandidates | None = None) -> dict[str, TabCount]:
+    """How many records of each kind match `query`, without filters. Four queries, three when
+    the works' first matches were read already (`works`, work_candidates)."""
     normalized_query = normalize_name(query[:MAX_QUERY_LENGTH])
     if not normalized_query:
         return {kind: TabCount(0) for kind in SEARCH_KINDS}
@@ -24,7 +25,7 @@ def search_counts(query: str) -> dict[str, TabCount]:
         "researchers": capped_count(
             researchers_name_filter(researchers_public(), normalized_query)
         ),
-        "works": capped_count(works_matching(query[:MAX_QUERY_LENGTH], WorkFilters())),
+        "works": works.count if works is not None else works_matching_count(query),
         "topics": capped_count(topics_matching(query)),
         "institutions": capped_count(institutions_matching_name(normalized_query)),
     }

@@ -27,9 +27,9 @@ from .works import (
     TEXT_SEARCH_CONFIG,
     WorkFilters,
     WorkHit,
+    work_candidates_sql,
     works_filtered,
     works_for_hits,
-    works_matching,
 )
 
 RRF_K = 60
@@ -65,10 +65,9 @@ class MeaningSearch:
 
 
 def _words_ranked(query: str, filters: WorkFilters) -> list[int]:
-    candidates = works_matching(query, filters).values("id", "search_vector", "cited_by_count")[
-        : FUSED_DEPTH * 10
-    ]
-    sql, params = candidates.query.sql_with_params()
+    sql, params = work_candidates_sql(
+        query, filters, columns=("id", "search_vector", "cited_by_count"), limit=FUSED_DEPTH * 10
+    )
     with read_connection().cursor() as cursor:
         cursor.execute(
             _RANKED_IDS_SQL.format(candidates=sql),

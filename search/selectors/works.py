@@ -1,9 +1,14 @@
 """The search page's works tab: ranked full-text search over titles and abstracts.
 
 Works use the generated tsvector column. Ranking every match of a common word is what makes
-full-text search slow (about 1 s at 200k matches), so the candidates are a LIMITed GIN match and
-only those are ranked: beyond WORK_CANDIDATE_LIMIT matches the page says so and asks for more
-words instead of pretending to have ranked everything.
+full-text search slow (about 1 s at 200k matches), so only the first WORK_CANDIDATE_LIMIT
+matches are ranked: beyond, the page says so and asks for more words instead of pretending to
+have ranked everything.
+
+The first matches are the first in id order, read bucket by bucket (work_candidates_sql): a
+GIN index reads every match of a query before it returns any, which for a query whose words
+are in most works ("graph -learning": the works with one common word and without another)
+grows with the table, while the matches of one bucket of ids are found in a bounded time.
 """
 
 from __future__ import annotations
@@ -12,17 +17,44 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.postgres.expressions import ArraySubquery
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchQuery
-from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, QuerySet, Value, When
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    QuerySet,
+    Value,
+    When,
+)
+from django.db.models.expressions import RawSQL
 from django.utils.safestring import SafeString
 
 from bzpeer.db import read_connection
-from publications.models import Authorship, Work, WorkTopic
+from publications.models import (
+    WORK_SEARCH_BUCKET_SHIFT,
+    Authorship,
+    Work,
+    WorkSearchBucket,
+    WorkTopic,
+)
 from researchers.name_search import AnyOf
 from search.highlight import HIGHLIGHT_START, HIGHLIGHT_STOP, highlighted_html
 
-from .results import FACET_LIMIT, MAX_QUERY_LENGTH, SEARCH_PAGE_SIZE, Facet, SearchPage, page_offset
+from .results import (
+    COUNT_CAP,
+    FACET_LIMIT,
+    MAX_QUERY_LENGTH,
+    SEARCH_PAGE_SIZE,
+    Facet,
+    SearchPage,
+    TabCount,
+    page_offset,
+)
 
 # Only this many full-text matches are ranked (see the module docstring).
 WORK_CANDIDATE_LIMIT = 1000
@@ -89,10 +121,98 @@ def works_matching(query: str, filters: WorkFilters, *, with_topic: bool = True)
     )
 
 
-def _work_candidates(query: str, filters: WorkFilters, *, with_topic: bool = True) -> Any:
-    return works_matching(query, filters, with_topic=with_topic).values("id")[:WORK_CANDIDATE_LIMIT]
+_CANDIDATES_SQL = """
+SELECT found.* FROM generate_series(
+    0, (SELECT coalesce(max(id), 0) FROM publications_work) >> {shift}
+) AS bucket(n)
+CROSS JOIN LATERAL ({matching} OFFSET 0) AS found
+LIMIT %s
+"""
 
 
+def work_candidates_sql(
+    query: str,
+    filters: WorkFilters,
+    *,
+    columns: tuple[str, ...] = ("id",),
+    limit: int | None = None,
+    with_topic: bool = True,
+) -> tuple[str, list[Any]]:
+    """SELECT `columns` of the first `limit` (WORK_CANDIDATE_LIMIT) works that match
+    (works_matching), in id order.
+
+    The works are read a bucket of ids at a time (publications.models.WorkSearchBucket), each
+    through the GIN index keyed by bucket and words, until `limit` have been found: a common
+    word costs a bucket or two, a query that matches one work in a hundred a dozen, and the
+    cost no longer grows with the table. `OFFSET 0` keeps each bucket's scan a scan of its own
+    (without it the planner joins every match to the buckets at once). `columns` are columns of
+    publications_work, constants of the callers.
+    """
+    matching = (
+        works_matching(query, filters, with_topic=with_topic)
+        .alias(search_bucket=WorkSearchBucket("id"))
+        # The bucket of the loop below: a column of the outer query, not a value.
+        .filter(search_bucket=RawSQL("bucket.n", [], output_field=BigIntegerField()))  # noqa: S611
+        .values(*columns)
+    )
+    matching_sql, params = matching.query.sql_with_params()
+    sql = _CANDIDATES_SQL.format(shift=WORK_SEARCH_BUCKET_SHIFT, matching=matching_sql)
+    return sql, [*params, WORK_CANDIDATE_LIMIT if limit is None else limit]
+
+
+def works_matching_count(query: str) -> TabCount:
+    """How many works match `query`, counted up to COUNT_CAP (the works tab's count). One
+    query."""
+    sql, params = work_candidates_sql(query[:MAX_QUERY_LENGTH], WorkFilters(), limit=COUNT_CAP + 1)
+    with read_connection().cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM ({sql}) AS candidate", params)  # noqa: S608
+        (count,) = cursor.fetchone()
+    return TabCount(count=min(count, COUNT_CAP), capped=count > COUNT_CAP)
+
+
+@dataclass(frozen=True)
+class WorkCandidates:
+    """The first matches of a query without filters, read once for the whole search page: the
+    works tab's count, and its page and facets whenever the filters they apply are none (with
+    filters they read their own)."""
+
+    ids: list[int]
+
+    @property
+    def count(self) -> TabCount:
+        return TabCount(count=min(len(self.ids), COUNT_CAP), capped=len(self.ids) > COUNT_CAP)
+
+    def ranked_for(self, filters: WorkFilters) -> list[int] | None:
+        """The ids to rank under `filters`, or None when the filters narrow the matches."""
+        return self.ids[:WORK_CANDIDATE_LIMIT] if filters == WorkFilters() else None
+
+
+def work_candidates(query: str) -> WorkCandidates:
+    """The first matches of `query` (no filters), enough for the count and the ranking. One
+    query."""
+    limit = max(COUNT_CAP + 1, WORK_CANDIDATE_LIMIT)
+    sql, params = work_candidates_sql(query[:MAX_QUERY_LENGTH], WorkFilters(), limit=limit)
+    with read_connection().cursor() as cursor:
+        cursor.execute(sql, params)
+        return WorkCandidates(ids=[work_id for (work_id,) in cursor.fetchall()])
+
+
+def _candidate_ids(query: str, filters: WorkFilters, found: WorkCandidates | None) -> Any:
+    """The ids to rank or count facets over: `found`'s when the filters allow, else
+    ARRAY(the candidates' query)."""
+    ids = found.ranked_for(filters) if found is not None else None
+    if ids is not None:
+        return Value(ids, output_field=ArrayField(BigIntegerField()))
+    sql, params = work_candidates_sql(query, filters)
+    # Built from constants only; every value goes in as a parameter.
+    return RawSQL(  # noqa: S611
+        f"ARRAY({sql})", params, output_field=ArrayField(BigIntegerField())
+    )
+
+
+_CANDIDATES_BY_ID_SQL = (
+    "SELECT id, search_vector, cited_by_count FROM publications_work WHERE id = ANY(%s)"
+)
 _WORK_PAGE_SQL = """
 WITH candidates AS MATERIALIZED ({candidates}),
 ranked AS (
@@ -134,7 +254,11 @@ _AUTHORSHIP_FIELDS = (
 
 
 def work_search(
-    *, query: str, filters: WorkFilters = WorkFilters(), page: int = 1
+    *,
+    query: str,
+    filters: WorkFilters = WorkFilters(),
+    page: int = 1,
+    found: WorkCandidates | None = None,
 ) -> SearchPage[WorkHit]:
     """One page of works, best ranked first, with highlighted title and abstract snippet.
 
@@ -142,10 +266,14 @@ def work_search(
     with their source, and their first AUTHORS_SHOWN authorships.
     """
     query = query[:MAX_QUERY_LENGTH]
-    candidates = works_matching(query, filters).values("id", "search_vector", "cited_by_count")[
-        :WORK_CANDIDATE_LIMIT
-    ]
-    candidates_sql, candidates_params = candidates.query.sql_with_params()
+    ids = found.ranked_for(filters) if found is not None else None
+    if ids is not None:
+        candidates_sql = _CANDIDATES_BY_ID_SQL
+        candidates_params: list[Any] = [ids]
+    else:
+        candidates_sql, candidates_params = work_candidates_sql(
+            query, filters, columns=("id", "search_vector", "cited_by_count")
+        )
     marks = HIGHLIGHT_START + HIGHLIGHT_STOP
     params = [
         *candidates_params,
@@ -191,12 +319,17 @@ def work_search(
     )
 
 
-def work_topic_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
+def work_topic_facets(
+    *, query: str, filters: WorkFilters, found: WorkCandidates | None = None
+) -> list[Facet]:
     """The topics most common among the candidate works (the other filters applied), the chosen
     one first. One query."""
     rows = (
         WorkTopic.objects.filter(
-            AnyOf(F("work_id"), ArraySubquery(_work_candidates(query, filters, with_topic=False)))
+            AnyOf(
+                F("work_id"),
+                _candidate_ids(query, dataclasses.replace(filters, topic_id=None), found),
+            )
         )
         .values("topic_id", "topic__name")
         .annotate(
@@ -211,14 +344,13 @@ def work_topic_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
     ]
 
 
-def work_type_facets(*, query: str, filters: WorkFilters) -> list[Facet]:
+def work_type_facets(
+    *, query: str, filters: WorkFilters, found: WorkCandidates | None = None
+) -> list[Facet]:
     """The work types among the candidate works (the other filters applied). One query."""
     rows = (
         Work.objects.filter(
-            AnyOf(
-                F("id"),
-                ArraySubquery(_work_candidates(query, dataclasses.replace(filters, type=""))),
-            )
+            AnyOf(F("id"), _candidate_ids(query, dataclasses.replace(filters, type=""), found))
         )
         .values("type")
         .annotate(matches=Count("id"))

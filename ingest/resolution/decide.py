@@ -11,6 +11,9 @@ Hard rules (never overridden by a score):
 - a link needs at least LINK_SIGNALS independent signals besides the name
   (features.independent_signals: the team, the institution, the venue, the topics), one of
   them the team (resolved coauthors, or coauthors by name, who wrote with the candidate).
+- or, without a team, a rare name (rare_name_link): the full name's (family name, first
+  initial) meets no other record in the database, the candidate is identified, and the
+  institution, the venue or the topics back it.
 
 Then the model: the best candidate is linked when its score is at least the model's `high`
 threshold and no other candidate reaches `low` (a namesake with some evidence makes it a

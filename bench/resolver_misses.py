@@ -37,8 +37,10 @@ def _capture() -> dict[tuple[str, str, str], tuple[Any, list[Any]]]:
     seen: dict[tuple[str, str, str], tuple[Any, list[Any]]] = {}
     original = resolve.score_candidates
 
-    def score_candidates(model: Any, contexts: Sequence[Any], candidates: Any) -> Any:
-        scored = original(model, contexts, candidates)
+    def score_candidates(
+        model: Any, contexts: Sequence[Any], candidates: Any, **options: Any
+    ) -> Any:
+        scored = original(model, contexts, candidates, **options)
         for context, candidates in scored.items():
             mention = context.key
             if hasattr(mention, "name_key"):

@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -38,6 +39,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench_resolver_train")
     parser.add_argument("--corpora", type=int, default=3, help="synthetic corpora to train on")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="write resolver_model.txt and .json here instead of over the shipped files",
+    )
     args = parser.parse_args(argv)
     url = bench_database_url(args.database)
     ensure_database(url)
@@ -52,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from django.db import transaction
 
     from bench.resolver_synthetic import TRAIN_SEED
-    from ingest.resolution.model import train
+    from ingest.resolution.model import META_FILE, MODEL_FILE, train
 
     class Rollback(Exception):
         pass
@@ -71,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairs.groups,
         pairs.eligible,
         version=f"synthetic-{TRAIN_SEED}x{args.corpora}",
+        model_file=args.output / MODEL_FILE.name if args.output else MODEL_FILE,
+        meta_file=args.output / META_FILE.name if args.output else META_FILE,
     )
     for key, value in figures.items():
         if key != "features":

@@ -15,9 +15,9 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 
-from researchers.names import GivenNames, person_name
+from researchers.names import GivenNames, PersonName, person_name
 
-from .decide import Scored, exclusion, identified, link_allowed
+from .decide import Scored, exclusion, identified, link_allowed, rare_name_link
 from .features import (
     CandidateProfile,
     CandidateWork,
@@ -50,9 +50,13 @@ def absorb_l0_records(
     model: PairModel,
     mentions: Sequence[MentionContext],
     candidates: dict[MentionContext, list[CandidateProfile]],
+    name_records: dict[MentionContext, int] | None = None,
 ) -> dict[MentionContext, list[CandidateProfile]]:
     """The candidates of every mention, each identified one holding the works of the L0
-    candidates it alone would link (see the module docstring). One model call for the batch."""
+    candidates it alone would link (see the module docstring), by the team or by a rare name
+    (decide.rare_name_link: an L0 byline of exactly the mention's rare name, with a signal of
+    its own in common with the identified record). One model call for the batch.
+    name_records: how common each mention's name is (evidence.makes_name_common)."""
     pending: list[tuple[MentionContext, CandidateProfile, CandidateProfile, MentionContext]] = []
     for mention in mentions:
         found = candidates.get(mention, [])
@@ -66,7 +70,16 @@ def absorb_l0_records(
     if not pending:
         return candidates
     rows = [
-        pair_features(context, candidate, name_candidates=len(candidates[mention]))
+        pair_features(
+            context,
+            candidate,
+            name_candidates=len(candidates[mention]),
+            # The mention's count holds for an L0 byline of the very same name (neither
+            # counts the other: makes_name_common); any other spelling is not counted.
+            name_records=(name_records or {}).get(mention)
+            if _full(context.name) == _full(mention.name)
+            else None,
+        )
         for mention, candidate, _, context in pending
     ]
     scores = model.scores(rows)
@@ -82,7 +95,9 @@ def absorb_l0_records(
             score,
             exclusion(context, candidate, candidate_given(features)),
         )
-        if score >= model.high and link_allowed(scored, context):
+        if (score >= model.high and link_allowed(scored, context)) or rare_name_link(
+            scored, context
+        ):
             linking[(mention, l0.researcher_id)].add(candidate.researcher_id)
     absorbed: dict[MentionContext, dict[int, list[CandidateProfile]]] = defaultdict(
         lambda: defaultdict(list)
@@ -104,6 +119,10 @@ def absorb_l0_records(
             if c.researcher_id not in gone
         ]
     return result
+
+
+def _full(name: PersonName) -> str:
+    return " ".join(name.given + name.family)
 
 
 def candidate_given(features: dict[str, float]) -> GivenNames:

@@ -11,6 +11,9 @@ Hard rules (never overridden by a score):
 - a link needs at least LINK_SIGNALS independent signals besides the name
   (features.independent_signals: the team, the institution, the venue, the topics), one of
   them the team (resolved coauthors, or coauthors by name, who wrote with the candidate).
+- or, without a team, a rare name (rare_name_link): the full name's (family name, first
+  initial) meets no other record in the database, the candidate is identified, and the
+  institution, the venue or the topics back it.
 
 Then the model: the best candidate is linked when its score is at least the model's `high`
 threshold and no other candidate reaches `low` (a namesake with some evidence makes it a
@@ -43,6 +46,9 @@ from .features import (
 from .model import PairModel
 
 LINK_SIGNALS = 2
+# A rare name (rare_name_link): the only record in the database its (family name, first
+# initial) key meets.
+RARE_NAME_RECORDS = 1
 # A name given by initials links only on more evidence, of more than one kind (link_allowed).
 INITIALS_TEAM = 2
 INITIALS_SIGNALS = 3
@@ -134,18 +140,48 @@ def link_allowed(scored: Scored, mention: MentionContext) -> bool:
     )
 
 
+def rare_name_link(scored: Scored, mention: MentionContext) -> bool:
+    """A rare full name backed by one signal of another kind links without a team (S2AND and
+    OpenAlex weigh a name by how common it is): the first given name spelled out and the same
+    on both sides, the candidate an identified record (an ORCID iD, an OpenAlex id or a dblp
+    key: an L0 record is one byline, nobody knows whose), the only record in the whole database
+    that the name's (family name, first initial) key meets (evidence.makes_name_common: a
+    namesake anywhere, compatible or not, identified or spelled otherwise, makes the name
+    common, and common names still need the team), and the same institution, venue or topics.
+    Most of the real records' misses are such bylines: the person's other works share no
+    coauthor with them (docs/importing.md). An initial never decides, so 'J. Smith' never
+    links this way; two ORCID iDs never meet here (the mention has none)."""
+    features = scored.features
+    others = scored.signal_count - int(scored.signals["team"])
+    return (
+        not scored.excluded
+        and identified(scored.candidate)
+        and features["name_key_records"] == RARE_NAME_RECORDS  # NaN (not counted): never
+        and not initials_only(mention.name)
+        and not features["candidate_initials_only"]
+        and scored.given_names >= GivenNames.COMPATIBLE
+        and others >= 1
+    )
+
+
 def score_candidates(
     model: PairModel | None,
     mentions: Sequence[MentionContext],
     candidates: dict[MentionContext, list[CandidateProfile]],
+    *,
+    name_records: dict[MentionContext, int] | None = None,
 ) -> dict[MentionContext, list[Scored]]:
     """Features and scores of every pair of the batch (one model call for all of them). model
-    None: features only (scores 0; the training set is built so)."""
+    None: features only (scores 0; the training set is built so). name_records: the records
+    carrying each mention's name key (evidence.makes_name_common; missing: not counted)."""
     pending: list[tuple[MentionContext, CandidateProfile, dict[str, float], str]] = []
     for mention in mentions:
         found = candidates.get(mention, [])
+        records = (name_records or {}).get(mention)
         for candidate in found:
-            features = pair_features(mention, candidate, name_candidates=len(found))
+            features = pair_features(
+                mention, candidate, name_candidates=len(found), name_records=records
+            )
             given = GivenNames(int(features["given_names"]))
             pending.append((mention, candidate, features, exclusion(mention, candidate, given)))
     rows = [features for _, _, features, _ in pending]
@@ -158,6 +194,17 @@ def score_candidates(
     for mention in mentions:
         scored[mention].sort(key=lambda s: (-s.score, s.candidate.researcher_id))
     return scored
+
+
+def _linked(
+    scored: Scored, rule: str, mention: MentionContext, summary: dict[str, Any]
+) -> Decision:
+    return Decision(
+        Outcome.LINKED,
+        researcher_id=scored.candidate.researcher_id,
+        score=round(scored.score, 4),
+        reasons={"rule": rule, **summary, **scored.reasons(mention)},
+    )
 
 
 def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) -> Decision:
@@ -201,13 +248,15 @@ def decide(mention: MentionContext, scored: Sequence[Scored], model: PairModel) 
         "thresholds": {"high": model.high, "low": model.low},
         "candidates": len(scored),
     }
-    if best.score >= model.high and link_allowed(best, mention) and not rivals:
-        return Decision(
-            Outcome.LINKED,
-            researcher_id=best.candidate.researcher_id,
-            score=round(best.score, 4),
-            reasons={"rule": "independent evidence", **summary, **best.reasons(mention)},
-        )
+    linked = best.score >= model.high and link_allowed(best, mention) and not rivals
+    if linked and identified(best.candidate):
+        return _linked(best, "independent evidence", mention, summary)
+    # A rare name is its only identified candidate; it is preferred to an L0 record, as above.
+    rare = next((s for s in eligible if rare_name_link(s, mention)), None)
+    if rare is not None:
+        return _linked(rare, "rare name and another signal", mention, summary)
+    if linked:
+        return _linked(best, "independent evidence", mention, summary)
     close = [
         s
         for s in eligible

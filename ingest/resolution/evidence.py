@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from researchers.names import (
     GivenNames,
+    PersonName,
     blocking_keys,
     dblp_identity_key,
     keys_meet,
@@ -208,31 +209,68 @@ class _NameIndex:
         ]
 
 
+def _full_name(name: PersonName) -> str:
+    return " ".join(name.given + name.family)
+
+
+def makes_name_common(mention: MentionContext, candidate: _Named, given: GivenNames) -> bool:
+    """Whether a record counts in how common the mention's name is (name_key_records): a
+    record of a compatible name ('C. Boettiger', 'Carl S. Boettiger'), or of the same family
+    name and first initial as the mention is written ('Carla Boettiger'), but not one met only
+    through another reading ('David Wang' read family name first meets 'David Wiljer'). An L0
+    record of exactly the mention's full name is no namesake: it is an unplaced byline of the
+    name, most often the person's own (the real corpus's Carl Boettiger: eight beside his
+    ORCID record); counted, every rare name would turn common after its first name-only
+    import."""
+    unplaced = not (candidate.orcid or candidate.openalex_id or candidate.dblp_key)
+    name = person_name(candidate.display_name)
+    if unplaced and _full_name(name) == _full_name(mention.name):
+        return False
+    if given != GivenNames.INCOMPATIBLE:
+        return True
+    written = mention.name
+    return bool(written.given) and (written.family_key, written.given[0][0]) in name.match_keys()
+
+
+@dataclass
+class Candidates:
+    """Every mention's candidates with their evidence, and how common its name is."""
+
+    profiles: dict[MentionContext, list[CandidateProfile]]
+    name_records: dict[MentionContext, int]
+
+
 def candidates_for(
     cursor: Cursor,
     mentions: Sequence[MentionContext],
     *,
     exclude: dict[MentionContext, frozenset[int]] | None = None,
-) -> dict[MentionContext, list[CandidateProfile]]:
-    """Every mention's candidates with their evidence (see the module docstring). Three
-    statements whatever the batch size. exclude: researchers a mention can never be (its own
-    record, in the re-run)."""
+) -> Candidates:
+    """Every mention's candidates with their evidence (see the module docstring), and the
+    records carrying its name key (makes_name_common). Three statements whatever the batch
+    size. exclude: researchers a mention can never be (its own record, in the re-run)."""
     found: dict[MentionContext, list[CandidateProfile]] = {m: [] for m in mentions}
+    name_records: dict[MentionContext, int] = {}
     if not mentions:
-        return found
+        return Candidates(found, name_records)
     words = {word for m in mentions for word in blocking_keys(m.name)}
     index = _NameIndex(_candidates_by_name(cursor, words))
     chosen: dict[MentionContext, list[_Named]] = {}
     for mention in mentions:
         seen: dict[int, tuple[GivenNames, _Named]] = {}
         compared = set((exclude or {}).get(mention, frozenset()))
+        # How common the name is, counted over the same pool: the records of the whole
+        # database its keys meet (the one candidate statement), so it costs no query.
+        records = 0
         for candidate in index.pool(mention):
             if candidate.researcher_id in compared:
                 continue
             compared.add(candidate.researcher_id)
             level = compatible(mention, candidate.display_name, candidate.dblp_key)
+            records += makes_name_common(mention, candidate, level)
             if level != GivenNames.INCOMPATIBLE:
                 seen[candidate.researcher_id] = (level, candidate)
+        name_records[mention] = records
         ranked = sorted(seen.values(), key=lambda p: (-p[0], -p[1].works_count, p[1].researcher_id))
         chosen[mention] = [candidate for _, candidate in ranked[:MAX_CANDIDATES_PER_MENTION]]
     ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
@@ -259,4 +297,4 @@ def candidates_for(
     }
     for mention, candidates in chosen.items():
         found[mention] = [profiles[c.researcher_id] for c in candidates]
-    return found
+    return Candidates(found, name_records)

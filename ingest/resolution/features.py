@@ -51,6 +51,10 @@ FEATURE_NAMES: tuple[str, ...] = (
     # byline names among the candidate's coauthors with the same spelled-out first given name
     # (coauthor_name_overlap meets by initial: 'A. Wang' is many people in a big field)
     "coauthor_full_name_overlap",
+    # records in the whole database carrying the mention's (family name, first initial), the
+    # unplaced L0 bylines of the same full name aside (evidence.makes_name_common): 1 is a rare
+    # name, only the candidate carries it (S2AND and OpenAlex weigh a name by how common it is)
+    "name_key_records",
 )
 
 
@@ -240,10 +244,14 @@ def _summary(candidate: CandidateProfile, excluded: frozenset[int]) -> _Summary:
 
 
 def pair_features(
-    mention: MentionContext, candidate: CandidateProfile, *, name_candidates: int
+    mention: MentionContext,
+    candidate: CandidateProfile,
+    *,
+    name_candidates: int,
+    name_records: int | None = None,
 ) -> dict[str, float]:
     """The features of one pair (FEATURE_NAMES), the mention's own work (and its copies) left
-    out."""
+    out. name_records: how many records carry the mention's name key (None: not counted)."""
     summary = _summary(candidate, left_out(mention, candidate))
     candidate_name = summary.name or candidate.name
     given = names_compare(mention.name, candidate_name)
@@ -301,6 +309,7 @@ def pair_features(
         "email_domain_match": email,
         "abstract_similarity": NAN if similarity is None else float(similarity),
         "coauthor_full_name_overlap": float(full_overlap),
+        "name_key_records": NAN if name_records is None else float(name_records),
     }
 
 

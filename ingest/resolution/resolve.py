@@ -13,8 +13,8 @@ from researchers.resolution import Decision, Outcome
 
 from .clusters import absorb_l0_records
 from .decide import Scored, decide, score_candidates
-from .evidence import candidates_for
-from .features import CandidateProfile, Cursor, MentionContext
+from .evidence import Candidates, candidates_for
+from .features import Cursor, MentionContext
 from .model import PairModel, load
 
 
@@ -23,10 +23,12 @@ def _candidates(
     contexts: Sequence[MentionContext],
     model: PairModel | None,
     exclude: dict[MentionContext, frozenset[int]] | None,
-) -> dict[MentionContext, list[CandidateProfile]]:
+) -> Candidates:
     candidates = candidates_for(cursor, contexts, exclude=exclude)
     if model is not None:
-        candidates = absorb_l0_records(model, contexts, candidates)
+        candidates.profiles = absorb_l0_records(
+            model, contexts, candidates.profiles, candidates.name_records
+        )
     return candidates
 
 
@@ -39,7 +41,10 @@ def scored_contexts(
 ) -> dict[MentionContext, list[Scored]]:
     """Features and scores of every pair; model None: features only (and no L0 record
     absorbed: the training set compares records as they are)."""
-    return score_candidates(model, contexts, _candidates(cursor, contexts, model, exclude))
+    candidates = _candidates(cursor, contexts, model, exclude)
+    return score_candidates(
+        model, contexts, candidates.profiles, name_records=candidates.name_records
+    )
 
 
 def resolve_contexts(
@@ -54,7 +59,9 @@ def resolve_contexts(
     others (the candidates are the first pass's; only the features change)."""
     model = model or load()
     candidates = _candidates(cursor, contexts, model, exclude)
-    scored = score_candidates(model, contexts, candidates)
+    scored = score_candidates(
+        model, contexts, candidates.profiles, name_records=candidates.name_records
+    )
     decisions = {context: decide(context, scored[context], model) for context in contexts}
     linked: dict[int, set[int]] = defaultdict(set)
     for context, decision in decisions.items():
@@ -72,7 +79,10 @@ def resolve_contexts(
             )
     if again:
         rescored = score_candidates(
-            model, list(again), {new: candidates[old] for new, old in again.items()}
+            model,
+            list(again),
+            {new: candidates.profiles[old] for new, old in again.items()},
+            name_records={new: candidates.name_records.get(old, 0) for new, old in again.items()},
         )
         for new, old in again.items():
             decisions[old] = decide(new, rescored[new], model)

@@ -185,7 +185,14 @@ def _thinned(scored: dict[MentionContext, list[Any]]) -> dict[MentionContext, li
                     s.candidate, works={kept: s.candidate.works[kept]}, summaries={}
                 )
             )
-    return score_candidates(None, contexts, thin)
+    # How common each name is does not change with how much is known of its candidates.
+    records = {
+        context: int(value)
+        for context in contexts
+        for value in [next((s.features["name_key_records"] for s in scored[context]), None)]
+        if value is not None and value == value  # NaN: not counted
+    }
+    return score_candidates(None, contexts, thin, name_records=records)
 
 
 def _digest(text: str) -> str:

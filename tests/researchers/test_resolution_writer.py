@@ -296,3 +296,105 @@ def test_another_copy_of_the_same_paper_is_no_evidence_but_another_paper_is() ->
     )
     assert _byline_researcher("10.2/next", 1) == maria
     assert Authorship.objects.filter(researcher=maria).count() == 2
+
+
+@pytest.fixture
+def kieron():
+    """Kieron Burke (an ORCID iD) with one paper at his institution, written with people the
+    next byline never names: no team to find him by."""
+    kieron = ResearcherFactory(display_name="Kieron Burke", orcid=orcid(51), openalex_id=None)
+    institution = InstitutionFactory(openalex_id="I51")
+    AffiliationFactory(researcher=kieron, institution=institution)
+    work = WorkFactory()
+    AuthorshipFactory(work=work, researcher=kieron, position=1, raw_name="Kieron Burke")
+    AuthorshipFactory(work=work, position=2, raw_name="Ana Alves")
+    return kieron
+
+
+def _strangers_byline(doi: str, name: str) -> None:
+    write(
+        crossref_work(
+            doi,
+            author(1, name, institutions=("I51",)),
+            author(2, "John P. Perdew"),
+            author(3, "Matthias Ernzerhof"),
+        )
+    )
+
+
+def test_a_rare_name_at_the_same_institution_links_without_a_team(kieron) -> None:
+    _strangers_byline("10.3/a", "Kieron Burke")
+    assert _byline_researcher("10.3/a", 1) == kieron
+    link = NameLink.objects.get(origin_id="10.3/a")
+    assert link.evidence["rule"] == "rare name and another signal"
+    assert link.evidence["same_institution"] is True
+    assert link.evidence["shared_coauthors"] == []
+
+
+def test_an_unplaced_byline_of_the_same_name_leaves_it_rare(kieron) -> None:
+    """His own earlier name-only byline (an L0 record of exactly his name) is no namesake."""
+    write(crossref_work("10.3/b", author(1, "Kieron Burke"), author(2, "Hannah Lloyd")))
+    assert _byline_researcher("10.3/b", 1) != kieron
+    _strangers_byline("10.3/c", "Kieron Burke")
+    assert _byline_researcher("10.3/c", 1) == kieron
+
+
+@pytest.mark.parametrize(
+    "namesake",
+    [
+        {"display_name": "Kevin Burke", "openalex_id": "A52"},  # identified, the same key
+        {"display_name": "K. Burke", "openalex_id": None},  # an L0 record spelled otherwise
+    ],
+)
+def test_the_same_name_beside_a_namesake_is_not_linked_without_a_team(kieron, namesake) -> None:
+    """Another record with the same family name and initial makes the name common: the
+    institution alone (the department's namesakes share it) is the moderators' call."""
+    ResearcherFactory(**namesake)
+    _strangers_byline("10.3/d", "Kieron Burke")
+    made = _byline_researcher("10.3/d", 1)
+    assert made != kieron
+    assert made.verification_level == VerificationLevel.NAME_ONLY
+    assert not NameLink.objects.filter(researcher=kieron).exists()
+    pair = SamePersonCandidate.objects.get(candidate=kieron)
+    assert pair.evidence["why_not_linked"] == "one signal only"
+
+
+def test_a_rare_name_given_by_an_initial_or_without_another_signal_is_not_linked(kieron) -> None:
+    _strangers_byline("10.3/e", "K. Burke")
+    write(crossref_work("10.3/f", author(1, "Kieron Burke"), author(2, "Marc Moens")))
+    assert _byline_researcher("10.3/e", 1) != kieron
+    assert _byline_researcher("10.3/f", 1) != kieron
+    assert not NameLink.objects.filter(researcher=kieron).exists()
+
+
+@pytest.mark.parametrize("l0_at_his_institution", [True, False])
+def test_an_unplaced_byline_of_the_rare_name_lends_its_evidence_when_it_shares_his(
+    kieron, l0_at_his_institution
+) -> None:
+    """An L0 byline of exactly his rare name, at his institution, is read as his (nothing is
+    merged): a new byline that shares only its affiliation string links to him. An L0 byline
+    that shares nothing with him lends nothing."""
+    stray = ResearcherFactory(display_name="Kieron Burke", openalex_id=None)
+    institution_ids = [kieron.affiliations.get().institution_id] if l0_at_his_institution else []
+    AuthorshipFactory(
+        work=WorkFactory(),
+        researcher=stray,
+        position=1,
+        raw_name="Kieron Burke",
+        institution_ids=institution_ids,
+        affiliation_names=["Department of Chemistry, UC Irvine"],
+    )
+    write(
+        crossref_work(
+            "10.3/g",
+            author(1, "Kieron Burke", affiliations=("Department of Chemistry, UC Irvine",)),
+            author(2, "Hardy Gross"),
+        )
+    )
+    placed = _byline_researcher("10.3/g", 1)
+    if l0_at_his_institution:
+        assert placed == kieron
+        assert NameLink.objects.get(origin_id="10.3/g").evidence["same_institution"] is True
+    else:
+        assert placed != kieron
+        assert not NameLink.objects.filter(researcher=kieron).exists()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.resolver_eval import clustering_scores, evaluate, evaluate_synthetic
+from bench.resolver_eval import evaluate, evaluate_synthetic
+from bench.resolver_scores import clustering_scores
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import enum
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from unidecode import unidecode
@@ -87,9 +87,12 @@ class PersonName:
     family: tuple[str, ...]
     homonym: str | None = None  # dblp's number, '0001'
 
-    @property
+    @cached_property
     def family_key(self) -> str:
-        # 'García-López', 'Garcia Lopez' and 'garcialopez' compare equal.
+        # 'García-López', 'Garcia Lopez' and 'garcialopez' compare equal. Cached: the
+        # resolver reads it for every pair of readings it compares (cached_property writes the
+        # instance's __dict__, which a frozen dataclass allows; equality and hash use the
+        # fields alone).
         return "".join(self.family)
 
     def match_keys(self) -> frozenset[tuple[str, str]]:
@@ -98,19 +101,25 @@ class PersonName:
         reading without a given name has the initial ''."""
         return _match_keys(self)
 
-    def readings(self) -> list[PersonName]:
+    def readings(self) -> tuple[PersonName, ...]:
         """The ways to read the name: as parsed; with a family name of up to three of the last
         words ('Maria Garcia Lopez' as Garcia Lopez, Maria); and for a two-word name, family
         name first ('Zhong Zhizhen' as given Zhizhen, family Zhong)."""
-        found = [self]
-        words = self.given + self.family
-        for size in range(1, min(3, len(words) - 1) + 1):
-            reading = PersonName(words[:-size], words[-size:], self.homonym)
-            if reading not in found:
-                found.append(reading)
-        if len(words) == 2 and len(words[0]) > 1 and len(words[1]) > 1:
-            found.append(PersonName(words[1:], words[:1], self.homonym))
-        return found
+        return _readings(self)
+
+
+@lru_cache(maxsize=65536)
+def _readings(name: PersonName) -> tuple[PersonName, ...]:
+    # Cached: the resolver compares each stored name with every mention its keys meet.
+    found = [name]
+    words = name.given + name.family
+    for size in range(1, min(3, len(words) - 1) + 1):
+        reading = PersonName(words[:-size], words[-size:], name.homonym)
+        if reading not in found:
+            found.append(reading)
+    if len(words) == 2 and len(words[0]) > 1 and len(words[1]) > 1:
+        found.append(PersonName(words[1:], words[:1], name.homonym))
+    return tuple(found)
 
 
 @lru_cache(maxsize=65536)
@@ -224,6 +233,13 @@ def given_names_compare(left: PersonName, right: PersonName) -> GivenNames:
 def names_compare(left: PersonName, right: PersonName) -> GivenNames:
     """The best reading of two names (PersonName.readings) with the same family name, then how
     the given names compare. Different homonym numbers never match."""
+    return _names_compare(left, right)
+
+
+@lru_cache(maxsize=262144)
+def _names_compare(left: PersonName, right: PersonName) -> GivenNames:
+    # Cached: a batch compares the same stored names with many mentions of one name, and the
+    # bench's and a real import's batches meet the same common names again and again.
     if left.homonym and right.homonym and left.homonym != right.homonym:
         return GivenNames.INCOMPATIBLE
     best = GivenNames.INCOMPATIBLE

@@ -51,6 +51,10 @@ ACCOUNT_REAUTHENTICATION_REQUIRED = True
 # (bzpeer.middleware.StaffTwoFactorMiddleware).
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 MFA_TOTP_ISSUER = "bzpeer"
+# A code is good for its own 30-second step and the one before: a code typed as the phone's
+# step turns over, or read on a phone a few seconds behind, still signs in (allauth's default
+# is the current step alone). A code already used is refused all the same.
+MFA_TOTP_TOLERANCE = 1
 # "Download my data": how long the link to a finished export works.
 ACCOUNT_EXPORT_LINK_SECONDS = env.int("ACCOUNT_EXPORT_LINK_SECONDS", default=24 * 3600)
 LOGIN_REDIRECT_URL = "/account/"

@@ -232,6 +232,26 @@ def makes_name_common(mention: MentionContext, candidate: _Named, given: GivenNa
     return bool(written.given) and (written.family_key, written.given[0][0]) in name.match_keys()
 
 
+@dataclass(frozen=True)
+class _Compared:
+    candidate: _Named
+    level: GivenNames
+    common: bool  # counts in how common the mention's name is (makes_name_common)
+
+
+def _compare_pool(mention: MentionContext, pool: list[_Named]) -> list[_Compared]:
+    """Each record of the pool once, compared with the mention's name."""
+    found: dict[int, _Compared] = {}
+    for candidate in pool:
+        if candidate.researcher_id in found:
+            continue
+        level = compatible(mention, candidate.display_name, candidate.dblp_key)
+        found[candidate.researcher_id] = _Compared(
+            candidate, level, makes_name_common(mention, candidate, level)
+        )
+    return list(found.values())
+
+
 @dataclass
 class Candidates:
     """Every mention's candidates with their evidence, and how common its name is."""
@@ -255,24 +275,30 @@ def candidates_for(
         return Candidates(found, name_records)
     words = {word for m in mentions for word in blocking_keys(m.name)}
     index = _NameIndex(_candidates_by_name(cursor, words))
+    # The pool and the comparisons depend on the name alone: mentions of one name (a batch's
+    # bylines of one person, a common name) share them, each leaving out its own exclusions.
+    compared: dict[tuple[PersonName, str | None], list[_Compared]] = {}
+    picked: dict[tuple[PersonName, str | None], tuple[int, list[_Named]]] = {}
     chosen: dict[MentionContext, list[_Named]] = {}
     for mention in mentions:
-        seen: dict[int, tuple[GivenNames, _Named]] = {}
-        compared = set((exclude or {}).get(mention, frozenset()))
+        key = (mention.name, mention.dblp_key)
+        excluded = (exclude or {}).get(mention, frozenset())
+        if not excluded and key in picked:
+            name_records[mention], chosen[mention] = picked[key]
+            continue
+        if key not in compared:
+            compared[key] = _compare_pool(mention, index.pool(mention))
+        kept = [c for c in compared[key] if c.candidate.researcher_id not in excluded]
         # How common the name is, counted over the same pool: the records of the whole
         # database its keys meet (the one candidate statement), so it costs no query.
-        records = 0
-        for candidate in index.pool(mention):
-            if candidate.researcher_id in compared:
-                continue
-            compared.add(candidate.researcher_id)
-            level = compatible(mention, candidate.display_name, candidate.dblp_key)
-            records += makes_name_common(mention, candidate, level)
-            if level != GivenNames.INCOMPATIBLE:
-                seen[candidate.researcher_id] = (level, candidate)
-        name_records[mention] = records
-        ranked = sorted(seen.values(), key=lambda p: (-p[0], -p[1].works_count, p[1].researcher_id))
-        chosen[mention] = [candidate for _, candidate in ranked[:MAX_CANDIDATES_PER_MENTION]]
+        name_records[mention] = sum(c.common for c in kept)
+        ranked = sorted(
+            (c for c in kept if c.level != GivenNames.INCOMPATIBLE),
+            key=lambda c: (-c.level, -c.candidate.works_count, c.candidate.researcher_id),
+        )
+        chosen[mention] = [c.candidate for c in ranked[:MAX_CANDIDATES_PER_MENTION]]
+        if not excluded:
+            picked[key] = (name_records[mention], chosen[mention])
     ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
     works = _works(cursor, ids)
     _add_batch_bylines(

@@ -66,3 +66,21 @@ def test_staff_with_two_factor_sign_in_with_the_password_and_a_code():
     )
     assert response["Location"] == reverse("mfa_authenticate")
     assert client.get(reverse("admin:index")).status_code == 302
+
+
+@pytest.mark.parametrize(("steps_back", "signs_in"), [(0, True), (1, True), (3, False)])
+def test_a_code_of_the_step_before_still_signs_in_an_older_one_does_not(steps_back, signs_in):
+    # A code typed as the phone's 30-second step turns over is good; one from a minute and a
+    # half ago is not, and a code is good once.
+    staff = make_member("staff3@example.org", is_staff=True, is_superuser=True)
+    client = Client()
+    client.post(reverse("account_login"), {"login": staff.email, "password": PASSWORD})
+    code = totp_code(staff.totp_secret, steps_back=steps_back)
+    response = client.post(reverse("mfa_authenticate"), {"code": code})
+    assert (response.status_code == 302) is signs_in
+    assert (client.get(reverse("admin:index")).status_code == 200) is signs_in
+    if signs_in:
+        again = Client()
+        again.post(reverse("account_login"), {"login": staff.email, "password": PASSWORD})
+        assert again.post(reverse("mfa_authenticate"), {"code": code}).status_code == 200
+        assert again.get(reverse("admin:index")).status_code == 302

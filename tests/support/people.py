@@ -56,13 +56,14 @@ PEOPLE = {
 
 def make_member(email: str, *, verified: bool = True, display_name: str = "", **extra: Any) -> User:
     """A signed-up user whose primary email address is `email` (verified unless told). Staff
-    have two-factor authentication on, as the admin requires (bzpeer.middleware)."""
+    have two-factor authentication on, as the admin requires (bzpeer.middleware); its secret is
+    on user.totp_secret, for codes."""
     user = UserFactory(
         email=email, username=email.split("@")[0], display_name=display_name, **extra
     )
     EmailAddress.objects.create(user=user, email=email, verified=verified, primary=True)
     if user.is_staff:
-        two_factor_on(user)
+        user.totp_secret = two_factor_on(user)  # type: ignore[attr-defined]
     return user
 
 
@@ -73,9 +74,10 @@ def two_factor_on(user: User) -> str:
     return secret
 
 
-def totp_code(secret: str) -> str:
-    """The current code of a TOTP authenticator whose secret is `secret`."""
-    counter = int(time.time()) // 30
+def totp_code(secret: str, *, steps_back: int = 0) -> str:
+    """The current code of a TOTP authenticator whose secret is `secret` (or the code of
+    `steps_back` 30-second steps ago)."""
+    counter = int(time.time()) // 30 - steps_back
     return format_hotp_value(hotp_value(secret, counter))
 
 

@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 
-from bench import feed_bench, smoke
+from bench import feed_corpus, smoke
 from bench.harness import DATA_DIR, REPO_ROOT, bench_database_url, ensure_database, manage, say
 from bench.measure import machine_describe
 
@@ -70,11 +70,11 @@ PREPARE = [
 
 
 def corpus_ready(url: str, params: dict[str, int]) -> bool:
-    return feed_bench.corpus_params_stored(url) == params
+    return feed_corpus.corpus_params_stored(url) == params
 
 
 def corpus_build(url: str, params: dict[str, int]) -> dict[str, float]:
-    seconds = feed_bench.corpus_generate(url, params, clock=CLOCK - timedelta(hours=1))
+    seconds = feed_corpus.corpus_generate(url, params, clock=CLOCK - timedelta(hours=1))
     with psycopg.connect(url, autocommit=True) as connection:
         for name, statement in PREPARE:
             say(f"  {name} ...")

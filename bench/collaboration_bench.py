@@ -111,6 +111,150 @@ def _referencing_tables(connection: psycopg.Connection, table: str) -> list[str]
     return sorted(row[0] for row in rows)
 
 
+def _previous_run_clear(db: psycopg.Connection) -> None:
+    # Empty what a previous run left, without touching the corpus: every table that points
+    # at an account except the researchers (whose claims are cleared instead).
+    db.execute(
+        "UPDATE researchers_researcher SET claimed_by_id = NULL WHERE claimed_by_id IS NOT NULL"
+    )
+    doomed = [t for t in _referencing_tables(db, "users_user") if t != "researchers_researcher"]
+    doomed += [
+        "collaboration_conversation",
+        "collaboration_message",
+        "collaboration_invitation",
+    ]
+    db.execute(f"TRUNCATE {', '.join(sorted(set(doomed)))} CASCADE")
+    db.execute("DELETE FROM users_user")
+
+
+def _people_create(db: psycopg.Connection, params: dict) -> None:
+    """The accounts, a claimed record for each (the corpus's first, or new ones)."""
+    db.execute(
+        """
+        INSERT INTO users_user (id, password, is_superuser, username, first_name, last_name,
+                                is_staff, is_active, date_joined, email, display_name)
+        SELECT g, '!', false, 'collabbench' || g, '', '', false, true, now(),
+               'collabbench' || g || '@example.org', 'Bench Person ' || g
+        FROM generate_series(1, %(users)s) g""",
+        params,
+    )
+    db.execute("SELECT setval(pg_get_serial_sequence('users_user', 'id'), %(users)s)", params)
+    # Records to claim: the corpus's first, generated ones when it has too few.
+    db.execute(
+        """
+        INSERT INTO researchers_researcher (slug, display_name, name_normalized, alternate_names,
+            tagline, open_to_collaborate, homepage, verification_level, trust_score,
+            trust_breakdown, works_count, cited_by_count, h_index, i10_index, topics_count,
+            followers_count, citations_by_year, content_hash, created_at, updated_at, links)
+        SELECT 'collab-bench-' || (n.existing + g), 'Bench Person ' || g, 'bench person ' || g, '{}', '',
+               false, '', 3, 0, '{}', 0, 0, 0, 0, 0, 0, '{}', '', now(), now(), '[]'
+        FROM (SELECT count(*) AS existing FROM researchers_researcher) n,
+             generate_series(1, GREATEST(0, %(users)s - (SELECT count(*) FROM researchers_researcher
+                                                        WHERE merged_into_id IS NULL))) g""",
+        params,
+    )
+    db.execute(
+        """
+        CREATE TEMP TABLE bench_people AS
+        SELECT row_number() OVER (ORDER BY id) AS user_id, id AS researcher_id
+        FROM (SELECT id FROM researchers_researcher WHERE merged_into_id IS NULL
+              ORDER BY id LIMIT %(users)s) r""",
+        params,
+    )
+    db.execute("CREATE UNIQUE INDEX ON bench_people (user_id)")
+    db.execute("""
+        UPDATE researchers_researcher r SET claimed_by_id = p.user_id, verification_level = 3
+        FROM bench_people p WHERE r.id = p.researcher_id""")
+    db.execute("""
+        INSERT INTO claims_claim (status, level, claimant_name, statement, evidence_links,
+            presented_email, approved_via, moderation_note, decision_reason, created_at,
+            updated_at, researcher_id, user_id)
+        SELECT 'approved', 3, 'Bench Person ' || user_id, 'benchmark claim', '[]', '',
+               'moderator', '', '', now(), now(), researcher_id, user_id
+        FROM bench_people""")
+
+
+def _conversations_create(db: psycopg.Connection, params: dict) -> None:
+    """The conversations with their accepted invitations, messages and both participants."""
+    # Conversation i: user 1 with someone for i <= big; two others (never user 1) after.
+    db.execute(
+        """
+        CREATE TEMP TABLE bench_conversations AS
+        SELECT i AS id,
+               CASE WHEN i <= %(big)s THEN 1 ELSE 2 + (i * 7919) %% (%(users)s - 1) END AS a,
+               CASE WHEN i <= %(big)s THEN 2 + (i - 1) %% (%(users)s - 1)
+                    ELSE 2 + (i * 7919 + 1 + i %% (%(users)s - 2)) %% (%(users)s - 1) END AS b
+        FROM generate_series(1, %(conversations)s) i""",
+        params,
+    )
+    db.execute("""
+        INSERT INTO collaboration_conversation (id, created_at, last_message_at)
+        SELECT id, now() - interval '400 days', NULL FROM bench_conversations""")
+    db.execute(
+        """
+        SELECT setval(pg_get_serial_sequence('collaboration_conversation', 'id'), %(conversations)s)""",
+        params,
+    )
+    db.execute(
+        """
+        INSERT INTO collaboration_invitation (sender_id, recipient_id, sender_researcher_id,
+            recipient_researcher_id, kind, purpose, status, created_at, expires_at,
+            responded_at, conversation_id)
+        SELECT c.a, c.b, pa.researcher_id, pb.researcher_id, 'coauthor', %(purpose)s,
+               'accepted', now() - interval '400 days', now() - interval '370 days',
+               now() - interval '399 days', c.id
+        FROM bench_conversations c
+        JOIN bench_people pa ON pa.user_id = c.a JOIN bench_people pb ON pb.user_id = c.b""",
+        params,
+    )
+    # Messages: 250 in the first conversation, the rest spread evenly; ids in time order.
+    db.execute(
+        """
+        INSERT INTO collaboration_message (conversation_id, author_id, body, created_at)
+        SELECT c.id, CASE WHEN j %% 2 = 0 THEN c.a ELSE c.b END,
+               'Bench message ' || j || ': the draft is at https://example.org/drafts/' || j
+               || ' and I added the figures we discussed.',
+               now() - make_interval(secs => %(messages)s - j)
+        FROM generate_series(1, %(messages)s) j
+        JOIN bench_conversations c ON c.id = CASE WHEN j <= %(big_messages)s THEN 1
+             ELSE 1 + j %% %(conversations)s END""",
+        params,
+    )
+    db.execute("""
+        UPDATE collaboration_conversation c SET last_message_at = m.last
+        FROM (SELECT conversation_id, max(created_at) AS last FROM collaboration_message
+              GROUP BY conversation_id) m
+        WHERE c.id = m.conversation_id""")
+    # Both sides; the b side of every third conversation has two unread messages.
+    db.execute("""
+        INSERT INTO collaboration_conversationparticipant (conversation_id, user_id,
+            researcher_id, unread_count, unread_since, last_read_at, muted, last_emailed_at,
+            last_message_at)
+        SELECT c.id, side.user_id, p.researcher_id,
+               CASE WHEN side.is_b AND c.id % 3 = 0 THEN 2 ELSE 0 END,
+               CASE WHEN side.is_b AND c.id % 3 = 0 THEN conv.last_message_at END,
+               conv.last_message_at, c.id % 17 = 0, NULL, conv.last_message_at
+        FROM bench_conversations c
+        JOIN collaboration_conversation conv ON conv.id = c.id
+        CROSS JOIN LATERAL (VALUES (c.a, false), (c.b, true)) AS side(user_id, is_b)
+        JOIN bench_people p ON p.user_id = side.user_id""")
+
+
+def _pending_invitations_create(db: psycopg.Connection, params: dict) -> None:
+    # Pending invitations of user 1: received from users 2..31, sent to users 32..61.
+    db.execute(
+        """
+        INSERT INTO collaboration_invitation (sender_id, recipient_id, sender_researcher_id,
+            recipient_researcher_id, kind, purpose, status, created_at, expires_at)
+        SELECT s.user_id, r.user_id, s.researcher_id, r.researcher_id, 'review', %(purpose)s,
+               'pending', now() - make_interval(hours => g), now() + interval '29 days'
+        FROM generate_series(1, 2 * %(pending)s) g
+        JOIN bench_people s ON s.user_id = CASE WHEN g <= %(pending)s THEN g + 1 ELSE 1 END
+        JOIN bench_people r ON r.user_id = CASE WHEN g <= %(pending)s THEN 1 ELSE g + 1 END""",
+        params,
+    )
+
+
 def _generate(url: str, *, users: int, conversations: int, messages: int, big: int) -> dict:
     """The corpus, set-based. Returns the ids the measurements use."""
     if users < 2 + 2 * PENDING_EACH_WAY:
@@ -122,136 +266,10 @@ def _generate(url: str, *, users: int, conversations: int, messages: int, big: i
               "pending": PENDING_EACH_WAY}  # fmt: skip
     with psycopg.connect(url) as db:
         started = time.monotonic()
-        # Empty what a previous run left, without touching the corpus: every table that points
-        # at an account except the researchers (whose claims are cleared instead).
-        db.execute(
-            "UPDATE researchers_researcher SET claimed_by_id = NULL WHERE claimed_by_id IS NOT NULL"
-        )
-        doomed = [t for t in _referencing_tables(db, "users_user") if t != "researchers_researcher"]
-        doomed += [
-            "collaboration_conversation",
-            "collaboration_message",
-            "collaboration_invitation",
-        ]
-        db.execute(f"TRUNCATE {', '.join(sorted(set(doomed)))} CASCADE")
-        db.execute("DELETE FROM users_user")
-        db.execute(
-            """
-            INSERT INTO users_user (id, password, is_superuser, username, first_name, last_name,
-                                    is_staff, is_active, date_joined, email, display_name)
-            SELECT g, '!', false, 'collabbench' || g, '', '', false, true, now(),
-                   'collabbench' || g || '@example.org', 'Bench Person ' || g
-            FROM generate_series(1, %(users)s) g""",
-            params,
-        )
-        db.execute("SELECT setval(pg_get_serial_sequence('users_user', 'id'), %(users)s)", params)
-        # Records to claim: the corpus's first, generated ones when it has too few.
-        db.execute(
-            """
-            INSERT INTO researchers_researcher (slug, display_name, name_normalized, alternate_names,
-                tagline, open_to_collaborate, homepage, verification_level, trust_score,
-                trust_breakdown, works_count, cited_by_count, h_index, i10_index, topics_count,
-                followers_count, citations_by_year, content_hash, created_at, updated_at, links)
-            SELECT 'collab-bench-' || (n.existing + g), 'Bench Person ' || g, 'bench person ' || g, '{}', '',
-                   false, '', 3, 0, '{}', 0, 0, 0, 0, 0, 0, '{}', '', now(), now(), '[]'
-            FROM (SELECT count(*) AS existing FROM researchers_researcher) n,
-                 generate_series(1, GREATEST(0, %(users)s - (SELECT count(*) FROM researchers_researcher
-                                                            WHERE merged_into_id IS NULL))) g""",
-            params,
-        )
-        db.execute(
-            """
-            CREATE TEMP TABLE bench_people AS
-            SELECT row_number() OVER (ORDER BY id) AS user_id, id AS researcher_id
-            FROM (SELECT id FROM researchers_researcher WHERE merged_into_id IS NULL
-                  ORDER BY id LIMIT %(users)s) r""",
-            params,
-        )
-        db.execute("CREATE UNIQUE INDEX ON bench_people (user_id)")
-        db.execute("""
-            UPDATE researchers_researcher r SET claimed_by_id = p.user_id, verification_level = 3
-            FROM bench_people p WHERE r.id = p.researcher_id""")
-        db.execute("""
-            INSERT INTO claims_claim (status, level, claimant_name, statement, evidence_links,
-                presented_email, approved_via, moderation_note, decision_reason, created_at,
-                updated_at, researcher_id, user_id)
-            SELECT 'approved', 3, 'Bench Person ' || user_id, 'benchmark claim', '[]', '',
-                   'moderator', '', '', now(), now(), researcher_id, user_id
-            FROM bench_people""")
-        # Conversation i: user 1 with someone for i <= big; two others (never user 1) after.
-        db.execute(
-            """
-            CREATE TEMP TABLE bench_conversations AS
-            SELECT i AS id,
-                   CASE WHEN i <= %(big)s THEN 1 ELSE 2 + (i * 7919) %% (%(users)s - 1) END AS a,
-                   CASE WHEN i <= %(big)s THEN 2 + (i - 1) %% (%(users)s - 1)
-                        ELSE 2 + (i * 7919 + 1 + i %% (%(users)s - 2)) %% (%(users)s - 1) END AS b
-            FROM generate_series(1, %(conversations)s) i""",
-            params,
-        )
-        db.execute("""
-            INSERT INTO collaboration_conversation (id, created_at, last_message_at)
-            SELECT id, now() - interval '400 days', NULL FROM bench_conversations""")
-        db.execute(
-            """
-            SELECT setval(pg_get_serial_sequence('collaboration_conversation', 'id'), %(conversations)s)""",
-            params,
-        )
-        db.execute(
-            """
-            INSERT INTO collaboration_invitation (sender_id, recipient_id, sender_researcher_id,
-                recipient_researcher_id, kind, purpose, status, created_at, expires_at,
-                responded_at, conversation_id)
-            SELECT c.a, c.b, pa.researcher_id, pb.researcher_id, 'coauthor', %(purpose)s,
-                   'accepted', now() - interval '400 days', now() - interval '370 days',
-                   now() - interval '399 days', c.id
-            FROM bench_conversations c
-            JOIN bench_people pa ON pa.user_id = c.a JOIN bench_people pb ON pb.user_id = c.b""",
-            params,
-        )
-        # Messages: 250 in the first conversation, the rest spread evenly; ids in time order.
-        db.execute(
-            """
-            INSERT INTO collaboration_message (conversation_id, author_id, body, created_at)
-            SELECT c.id, CASE WHEN j %% 2 = 0 THEN c.a ELSE c.b END,
-                   'Bench message ' || j || ': the draft is at https://example.org/drafts/' || j
-                   || ' and I added the figures we discussed.',
-                   now() - make_interval(secs => %(messages)s - j)
-            FROM generate_series(1, %(messages)s) j
-            JOIN bench_conversations c ON c.id = CASE WHEN j <= %(big_messages)s THEN 1
-                 ELSE 1 + j %% %(conversations)s END""",
-            params,
-        )
-        db.execute("""
-            UPDATE collaboration_conversation c SET last_message_at = m.last
-            FROM (SELECT conversation_id, max(created_at) AS last FROM collaboration_message
-                  GROUP BY conversation_id) m
-            WHERE c.id = m.conversation_id""")
-        # Both sides; the b side of every third conversation has two unread messages.
-        db.execute("""
-            INSERT INTO collaboration_conversationparticipant (conversation_id, user_id,
-                researcher_id, unread_count, unread_since, last_read_at, muted, last_emailed_at,
-                last_message_at)
-            SELECT c.id, side.user_id, p.researcher_id,
-                   CASE WHEN side.is_b AND c.id % 3 = 0 THEN 2 ELSE 0 END,
-                   CASE WHEN side.is_b AND c.id % 3 = 0 THEN conv.last_message_at END,
-                   conv.last_message_at, c.id % 17 = 0, NULL, conv.last_message_at
-            FROM bench_conversations c
-            JOIN collaboration_conversation conv ON conv.id = c.id
-            CROSS JOIN LATERAL (VALUES (c.a, false), (c.b, true)) AS side(user_id, is_b)
-            JOIN bench_people p ON p.user_id = side.user_id""")
-        # Pending invitations of user 1: received from users 2..31, sent to users 32..61.
-        db.execute(
-            """
-            INSERT INTO collaboration_invitation (sender_id, recipient_id, sender_researcher_id,
-                recipient_researcher_id, kind, purpose, status, created_at, expires_at)
-            SELECT s.user_id, r.user_id, s.researcher_id, r.researcher_id, 'review', %(purpose)s,
-                   'pending', now() - make_interval(hours => g), now() + interval '29 days'
-            FROM generate_series(1, 2 * %(pending)s) g
-            JOIN bench_people s ON s.user_id = CASE WHEN g <= %(pending)s THEN g + 1 ELSE 1 END
-            JOIN bench_people r ON r.user_id = CASE WHEN g <= %(pending)s THEN 1 ELSE g + 1 END""",
-            params,
-        )
+        _previous_run_clear(db)
+        _people_create(db, params)
+        _conversations_create(db, params)
+        _pending_invitations_create(db, params)
         db.commit()
         generated_seconds = time.monotonic() - started
     with psycopg.connect(url, autocommit=True) as db:

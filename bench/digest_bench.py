@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 
-from bench import feed_bench, smoke
+from bench import feed_corpus, smoke
 from bench.harness import DATA_DIR, REPO_ROOT, bench_database_url, ensure_database, manage, say
 from bench.measure import machine_describe
 
@@ -70,11 +70,11 @@ PREPARE = [
 
 
 def corpus_ready(url: str, params: dict[str, int]) -> bool:
-    return feed_bench.corpus_params_stored(url) == params
+    return feed_corpus.corpus_params_stored(url) == params
 
 
 def corpus_build(url: str, params: dict[str, int]) -> dict[str, float]:
-    seconds = feed_bench.corpus_generate(url, params, clock=CLOCK - timedelta(hours=1))
+    seconds = feed_corpus.corpus_generate(url, params, clock=CLOCK - timedelta(hours=1))
     with psycopg.connect(url, autocommit=True) as connection:
         for name, statement in PREPARE:
             say(f"  {name} ...")
@@ -190,7 +190,7 @@ class SerializingBackend:
         return len(messages)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_digest_bench")
     parser.add_argument("--works", type=int, default=200_000)
@@ -219,18 +219,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             worker_processes=1,
         )
         smoke.begin(args.database)
+    return args
 
-    params = {
-        "works": args.works,
-        "researchers": max(1, args.works // 2),
-        "topics": 4_500,
-        "users": args.users,
-        "background": args.follows,
-        "measured": 0,
-        "small_follows": 0,
-        "large_follows": 0,
-    }
-    url = bench_database_url(args.database)
+
+def _database_prepare(
+    args: argparse.Namespace, url: str, params: dict[str, int]
+) -> tuple[dict[str, str], dict[str, float] | None]:
+    """The database migrated and the corpus built unless it is ready; returns the commands'
+    environment and the corpus build's seconds (None when it was reused)."""
     ensure_database(url)
     DATA_DIR.mkdir(exist_ok=True)
     env = {
@@ -245,25 +241,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.regenerate or not corpus_ready(url, params):
         say(f"generating the corpus: {params}")
         generated = corpus_build(url, params)
+    return env, generated
 
-    os.environ.update(
-        DATABASE_URL=url,
-        DJANGO_SETTINGS_MODULE="bzpeer.settings.local",
-        DEBUG="false",
-        SITE_URL="https://bzpeer.example",
-        EMAIL_BACKEND=(
-            "bench.digest_bench.SerializingBackend"
-            if args.backend == "serialize"
-            else "django.core.mail.backends.dummy.EmailBackend"
-        ),
-    )
-    import django
 
-    django.setup()
-    from django.db import connection
-
-    from feed import services
-
+def _corpus_describe(url: str) -> tuple[dict, dict[str, int], tuple[float, float, float]]:
+    """The machine, the corpus's counts (after clearing the deliveries of an earlier run) and
+    the load average before the run."""
     with psycopg.connect(url, autocommit=True) as raw:
         machine = machine_describe(raw)
         raw.execute("DELETE FROM feed_digestdelivery")
@@ -285,8 +268,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             "SELECT max(n) FROM (SELECT count(*) n FROM researchers_follow GROUP BY researcher_id) f"
         ).fetchone()[0]
         load_before = os.getloadavg()
-    say(f"machine: {machine}")
-    say(f"corpus: {counts}")
+    return machine, counts, load_before
+
+
+def _digests_send(limit_users: int) -> dict[str, Any]:
+    """Plan the week's digests and send them in chunks in this process, as the task does, with
+    the time and statements spent in the database and the CPU of both sides; then plan again
+    (nothing should be left)."""
+    from django.db import connection
+
+    from feed import services
 
     database_seconds = 0.0
     statements = 0
@@ -309,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.perf_counter()
         plan = services.digests_plan(period="weekly", clock=CLOCK)
         plan_seconds = time.perf_counter() - started
-        pending = plan.pending[: args.limit_users] if args.limit_users else plan.pending
+        pending = plan.pending[:limit_users] if limit_users else plan.pending
         say(f"planned {plan.planned:,} in {plan_seconds:.1f} s; sending {len(pending):,} ...")
         emailed = empty = 0
         send_started = time.perf_counter()
@@ -328,34 +319,54 @@ def main(argv: Sequence[str] | None = None) -> int:
         again_started = time.perf_counter()
         again = services.digests_plan(period="weekly", clock=CLOCK)
         again_seconds = time.perf_counter() - again_started
+    return {
+        "plan": plan,
+        "pending": pending,
+        "plan_seconds": plan_seconds,
+        "emailed": emailed,
+        "empty": empty,
+        "send_seconds": send_seconds,
+        "total_seconds": total_seconds,
+        "python_cpu": python_cpu,
+        "backend_cpu": backend_cpu,
+        "again": again,
+        "again_seconds": again_seconds,
+        "database_seconds": database_seconds,
+        "statements": statements,
+    }
 
-    with psycopg.connect(url, autocommit=True) as raw:
-        works_listed = raw.execute(
-            "SELECT avg(least(items_count, 50)), max(items_count), sum(items_count)"
-            " FROM feed_digestdelivery WHERE emailed"
-        ).fetchone()
-    users = len(pending)
+
+def _report(
+    args: argparse.Namespace, run: dict[str, Any], works_listed: Any, **measured: Any
+) -> dict[str, Any]:
+    """The report's figures; `measured`: machine, load_before, counts, params, generated."""
+    users = len(run["pending"])
+    total_seconds, python_cpu, backend_cpu = (
+        run["total_seconds"],
+        run["python_cpu"],
+        run["backend_cpu"],
+    )
     per_user_ms = total_seconds / users * 1000 if users else 0.0
-    report = {
+    return {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine,
-        "load_average_before": load_before,
+        "machine": measured["machine"],
+        "load_average_before": measured["load_before"],
         "load_average_after": os.getloadavg(),
-        "corpus": counts,
-        "params": params,
-        "generated_seconds": generated,
+        "corpus": measured["counts"],
+        "params": measured["params"],
+        "generated_seconds": measured["generated"],
         "backend": args.backend,
         "users": users,
-        "planned": plan.planned,
-        "emailed": emailed,
-        "nothing_to_send": empty,
+        "planned": run["plan"].planned,
+        "emailed": run["emailed"],
+        "nothing_to_send": run["empty"],
         "works_per_email_listed_avg": float(works_listed[0] or 0),
         "works_in_largest_digest": works_listed[1],
-        "plan_seconds": round(plan_seconds, 2),
-        "send_seconds": round(send_seconds, 2),
+        "plan_seconds": round(run["plan_seconds"], 2),
+        "send_seconds": round(run["send_seconds"], 2),
         "total_seconds": round(total_seconds, 2),
-        "database_seconds": round(database_seconds, 2),
-        "statements": statements,
+        "database_seconds": round(run["database_seconds"], 2),
+        "statements": run["statements"],
         "per_user_ms": round(per_user_ms, 3),
         "extrapolated_200k_seconds": round(per_user_ms * TARGET_USERS / 1000, 1),
         # On a shared machine the wall time waits for other processes' CPU: the CPU the run
@@ -369,11 +380,63 @@ def main(argv: Sequence[str] | None = None) -> int:
         else 0,
         "target_seconds": TARGET_SECONDS,
         "second_run": {
-            "planned": again.planned,
-            "pending": len(again.pending),
-            "seconds": round(again_seconds, 2),
+            "planned": run["again"].planned,
+            "pending": len(run["again"].pending),
+            "seconds": round(run["again_seconds"], 2),
         },
     }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    params = {
+        "works": args.works,
+        "researchers": max(1, args.works // 2),
+        "topics": 4_500,
+        "users": args.users,
+        "background": args.follows,
+        "measured": 0,
+        "small_follows": 0,
+        "large_follows": 0,
+    }
+    url = bench_database_url(args.database)
+    env, generated = _database_prepare(args, url, params)
+
+    os.environ.update(
+        DATABASE_URL=url,
+        DJANGO_SETTINGS_MODULE="bzpeer.settings.local",
+        DEBUG="false",
+        SITE_URL="https://bzpeer.example",
+        EMAIL_BACKEND=(
+            "bench.digest_bench.SerializingBackend"
+            if args.backend == "serialize"
+            else "django.core.mail.backends.dummy.EmailBackend"
+        ),
+    )
+    import django
+
+    django.setup()
+
+    machine, counts, load_before = _corpus_describe(url)
+    say(f"machine: {machine}")
+    say(f"corpus: {counts}")
+    run = _digests_send(args.limit_users)
+
+    with psycopg.connect(url, autocommit=True) as raw:
+        works_listed = raw.execute(
+            "SELECT avg(least(items_count, 50)), max(items_count), sum(items_count)"
+            " FROM feed_digestdelivery WHERE emailed"
+        ).fetchone()
+    report = _report(
+        args,
+        run,
+        works_listed,
+        machine=machine,
+        load_before=load_before,
+        counts=counts,
+        params=params,
+        generated=generated,
+    )
     if args.worker_processes and not args.limit_users:
         report["one_worker"] = worker_measure(
             url=url,

@@ -30,149 +30,13 @@ from datetime import UTC, datetime
 import psycopg
 
 from bench import smoke
+from bench.feed_corpus import GENERATE, corpus_generate, corpus_params_stored
 from bench.harness import DATA_DIR, bench_database_url, ensure_database, manage, say
 from bench.measure import machine_describe
 
-DATA_TABLES = (
-    "feed_feedstate",
-    "feed_topicfollow",
-    "feed_institutionfollow",
-    "researchers_follow",
-    "publications_worktopic",
-    "publications_authorship",
-    "publications_work",
-    "publications_topic",
-    "researchers_researcher",
-)
-
-GENERATE = [
-    (
-        "researchers",
-        """
-        INSERT INTO researchers_researcher (id, slug, display_name, name_normalized,
-            alternate_names, tagline, open_to_collaborate, homepage, verification_level,
-            trust_score, trust_breakdown, works_count, cited_by_count, h_index, i10_index,
-            topics_count, followers_count, citations_by_year, content_hash, created_at,
-            updated_at, links)
-        SELECT i, 'r-' || i, 'Researcher ' || i, 'researcher ' || i, '{}', '', true, '', 1,
-               0, '{}', 0, 0, 0, 0, 0, 0, '{}', '', now(), now(), '[]'
-        FROM generate_series(1, %(researchers)s) i
-        """,
-    ),
-    (
-        "topics",
-        """
-        INSERT INTO publications_topic (id, external_id, name, code, level, description,
-            content_hash)
-        SELECT i, 'T' || i, 'Topic ' || i, '', 'topic', '', ''
-        FROM generate_series(1, %(topics)s) i
-        """,
-    ),
-    (
-        "works",
-        # Arrivals run over two years with the ids; one work in 20 is an old paper that
-        # arrived at a random time (its id says nothing about its arrival).
-        """
-        INSERT INTO publications_work (id, title, abstract, type, publication_year,
-            cited_by_count, counts_by_year, open_access_url, code_url, language, authors_count,
-            content_hash, created_at, updated_at)
-        SELECT i, 'Work ' || i, '', 'article', 1990 + (i %% 36), 0, '{}', '', '', 'en', 0, '',
-               CASE WHEN random() < 0.05
-                    THEN now() - random() * interval '730 days'
-                    ELSE now() - interval '730 days'
-                         + (i::float8 / %(works)s) * interval '730 days'
-                         + random() * interval '1 hour'
-               END,
-               now()
-        FROM generate_series(1, %(works)s) i
-        """,
-    ),
-    (
-        "authorships",
-        # 1 to 10 authors a work (5.5 on average); researcher ids skewed to the low end, so the
-        # first researchers are prolific.
-        """
-        INSERT INTO publications_authorship (work_id, researcher_id, position, raw_name,
-            is_corresponding, institution_ids, work_created_at)
-        SELECT w.id, 1 + floor(%(researchers)s * power(random(), 2.0))::bigint, p, 'Author',
-               p = 1, '{}', w.created_at
-        FROM publications_work w
-        CROSS JOIN LATERAL generate_series(1, 1 + (w.id * 7919) %% 10) p
-        """,
-    ),
-    (
-        "work topics",
-        """
-        INSERT INTO publications_worktopic (work_id, topic_id, score, work_created_at)
-        SELECT DISTINCT ON (w.id, t) w.id, t, 0.5, w.created_at
-        FROM publications_work w
-        CROSS JOIN LATERAL (
-            SELECT 1 + floor(%(topics)s * power(random() + w.id * 0, 1.5))::bigint AS t
-            FROM generate_series(1, 3)
-        ) topics
-        """,
-    ),
-    (
-        "users",
-        """
-        INSERT INTO users_user (id, password, is_superuser, username, first_name, last_name,
-            is_staff, is_active, date_joined, email, display_name)
-        SELECT i, '!', false, 'u' || i, '', '', false, true, now() - interval '30 days',
-               'u' || i || '@example.org', ''
-        FROM generate_series(1, %(users)s) i
-        """,
-    ),
-    (
-        "follows of everyone",
-        # Every user follows `background` researchers, drawn with a strong skew so the first
-        # hundred researchers have tens of thousands of followers each.
-        """
-        INSERT INTO researchers_follow (user_id, researcher_id, created_at, muted)
-        SELECT DISTINCT ON (u, r) u, r, now(), false
-        FROM generate_series(%(measured)s + 1, %(users)s) u
-        CROSS JOIN LATERAL (
-            SELECT 1 + floor(%(researchers)s * power(random() + u * 0, 6.0))::bigint AS r
-            FROM generate_series(1, %(background)s)
-        ) drawn
-        """,
-    ),
-    (
-        "follows of the measured users",
-        # Users 1..measured/2 follow small_follows researchers, the others large_follows: drawn
-        # uniformly (most researchers have a handful of works), plus the 20 most prolific.
-        """
-        INSERT INTO researchers_follow (user_id, researcher_id, created_at, muted)
-        SELECT DISTINCT ON (u, r) u, r, now(), false
-        FROM generate_series(1, %(measured)s) u
-        CROSS JOIN LATERAL (
-            SELECT 1 + floor(%(researchers)s * random() + u * 0)::bigint AS r
-            FROM generate_series(1, CASE WHEN u <= %(measured)s / 2
-                                         THEN %(small_follows)s ELSE %(large_follows)s END - 20)
-            UNION SELECT generate_series(1, 20)
-        ) drawn
-        ON CONFLICT DO NOTHING
-        """,
-    ),
-    (
-        "topic follows of the measured users",
-        """
-        INSERT INTO feed_topicfollow (user_id, topic_id, created_at, muted)
-        SELECT DISTINCT ON (u, t) u, t, now(), false
-        FROM generate_series(1, %(measured)s) u
-        CROSS JOIN LATERAL (
-            SELECT 1 + floor(%(topics)s * random() + u * 0)::bigint AS t FROM generate_series(1, 20)
-        ) drawn
-        """,
-    ),
-    (
-        "followers counts",
-        """
-        UPDATE researchers_researcher r SET followers_count = f.n
-        FROM (SELECT researcher_id, count(*) AS n FROM researchers_follow GROUP BY 1) f
-        WHERE f.researcher_id = r.id
-        """,
-    ),
-]
+# The corpus lives in bench/feed_corpus.py; GENERATE is named here as well for
+# tests/feed/test_feed_plans.py, which builds its corpus with it.
+__all__ = ["GENERATE", "corpus_generate", "corpus_params_stored", "main"]
 
 # The yardstick: what one would write first. Every authorship of every followed researcher is
 # joined to its work, deduplicated and sorted, for one page.
@@ -214,51 +78,7 @@ def _timed(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def corpus_generate(
-    url: str, params: dict[str, int], *, clock: datetime | None = None
-) -> dict[str, float]:
-    """Generate the corpus. With `clock`, every arrival, follow and sign-up is dated as if the
-    statements ran at that time (the digest benchmark's run clock), instead of now()."""
-    seconds: dict[str, float] = {}
-    values: dict[str, object] = {**params, "clock": clock}
-    with psycopg.connect(url, autocommit=True) as connection:
-        connection.execute(
-            f"TRUNCATE {', '.join(DATA_TABLES)}, users_user RESTART IDENTITY CASCADE"
-        )
-        connection.execute("SELECT setseed(0.42)")
-        for name, statement in GENERATE:
-            say(f"  generating {name} ...")
-            if clock is not None:
-                statement = statement.replace("now()", "%(clock)s::timestamptz")
-            seconds[name] = round(_timed(lambda s=statement: connection.execute(s, values)), 1)
-        for table in (
-            "researchers_researcher",
-            "publications_work",
-            "publications_topic",
-            "users_user",
-        ):
-            connection.execute(
-                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"
-            )
-        connection.execute("CREATE TABLE IF NOT EXISTS feed_bench_corpus (params jsonb)")
-        connection.execute("DELETE FROM feed_bench_corpus")
-        connection.execute("INSERT INTO feed_bench_corpus VALUES (%s)", [json.dumps(params)])
-        say("  VACUUM ANALYZE ...")
-        for table in DATA_TABLES + ("users_user",):
-            connection.execute(f"VACUUM ANALYZE {table}")
-    return seconds
-
-
-def corpus_params_stored(url: str) -> dict[str, int] | None:
-    with psycopg.connect(url, autocommit=True) as connection:
-        exists = connection.execute("SELECT to_regclass('feed_bench_corpus')").fetchone()[0]
-        if not exists:
-            return None
-        row = connection.execute("SELECT params FROM feed_bench_corpus").fetchone()
-        return row[0] if row else None
-
-
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_feed_bench")
     parser.add_argument("--works", type=int, default=200_000)
@@ -290,18 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             yardstick_users=1,
         )
         smoke.begin(args.database)
+    return args
 
-    params = {
-        "works": args.works,
-        "researchers": args.researchers or max(1, args.works // 2),
-        "topics": args.topics,
-        "users": args.users,
-        "background": args.background_follows,
-        "measured": args.measured_users,
-        "small_follows": args.small_follows,
-        "large_follows": args.large_follows,
-    }
-    url = bench_database_url(args.database)
+
+def _database_prepare(args: argparse.Namespace, url: str, params: dict[str, int]) -> object:
+    """The database migrated, and the corpus generated unless the stored one has these params;
+    returns what corpus_generate returned, or None."""
     ensure_database(url)
     DATA_DIR.mkdir(exist_ok=True)
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
@@ -311,16 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.regenerate or corpus_params_stored(url) != params:
         say(f"generating the corpus: {params}")
         generated = corpus_generate(url, params)
+    return generated
 
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
-    import django
 
-    django.setup()
-    from django.db import connection
-
-    from feed import selectors
-
+def _corpus_describe(url: str, measured_users: int) -> tuple[dict, dict, list]:
+    """The machine, the corpus's counts, and (user id, follows) of the measured users."""
     with psycopg.connect(url, autocommit=True) as raw:
         machine = machine_describe(raw)
         counts = {
@@ -344,12 +153,117 @@ def main(argv: Sequence[str] | None = None) -> int:
         measured = raw.execute(
             "SELECT user_id, count(*) FROM researchers_follow WHERE user_id <= %s GROUP BY 1"
             " ORDER BY 1",
-            [params["measured"]],
+            [measured_users],
         ).fetchall()
+    return machine, counts, measured
+
+
+def _run_sql(sql: str, values: dict) -> list:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        return cursor.fetchall()
+
+
+def _time_runs(sql: str, values: dict, runs: int) -> list[float]:
+    return [_timed(lambda: _run_sql(sql, values)) for _ in range(runs)]
+
+
+def _group_measure(
+    user_ids: list[int], follows_of: dict[int, int], args: argparse.Namespace
+) -> dict[str, object]:
+    """Page 1, page 2 and the new count of each user of a group, with the yardstick's pages
+    for the first few."""
+    from bzpeer.users.models import User
+    from feed import selectors
+
+    page_limit = selectors.PAGE_SIZE + 1
+    users = list(User.objects.filter(pk__in=user_ids))
+    first_runs, second_runs, count_runs, yard_first, yard_second = [], [], [], [], []
+    for user in users:
+        selectors.feed_page(user)  # warm: the index pages in memory, the statement prepared
+        top = {
+            "user_id": user.pk,
+            "before_at": selectors._TOP[0],
+            "before_id": selectors._TOP[1],
+            "limit": page_limit,
+        }
+        rows = _run_sql(selectors._PAGE_SQL, top)
+        below = {
+            **top,
+            "before_at": rows[selectors.PAGE_SIZE - 1][0],
+            "before_id": rows[selectors.PAGE_SIZE - 1][1],
+        }
+        new_count = {"user_id": user.pk, "cap": selectors.NEW_COUNT_CAP + 1}
+        first_runs.append(_time_runs(selectors._PAGE_SQL, top, args.runs))
+        second_runs.append(_time_runs(selectors._PAGE_SQL, below, args.runs))
+        count_runs.append(_time_runs(selectors._NEW_COUNT_SQL, new_count, args.runs))
+        if len(yard_first) < args.yardstick_users:
+            _run_sql(YARDSTICK_SQL, top)  # warm, as the feed's statement was
+            yard_first.append(_time_runs(YARDSTICK_SQL, top, 2))
+            yard_second.append(_time_runs(YARDSTICK_SQL, below, 2))
+    return {
+        "follows": round(statistics.fmean(follows_of[u.pk] for u in users)),
+        "page_1": _figures(first_runs),
+        "page_2": _figures(second_runs),
+        "new_count": _figures(count_runs),
+        "yardstick_page_1": _figures(yard_first),
+        "yardstick_page_2": _figures(yard_second),
+    }
+
+
+def _plans(heaviest: int) -> dict[str, str]:
+    """EXPLAIN (ANALYZE, BUFFERS) of page 1, the new count and the yardstick for one user."""
+    from feed import selectors
+
+    top = {
+        "user_id": heaviest,
+        "before_at": selectors._TOP[0],
+        "before_id": selectors._TOP[1],
+        "limit": selectors.PAGE_SIZE + 1,
+    }
+    plans = {}
+    for name, sql in (
+        ("feed page 1", selectors._PAGE_SQL),
+        ("new count", selectors._NEW_COUNT_SQL),
+        ("yardstick", YARDSTICK_SQL),
+    ):
+        values = (
+            top
+            if name != "new count"
+            else {"user_id": heaviest, "cap": selectors.NEW_COUNT_CAP + 1}
+        )
+        plan = "\n".join(r[0] for r in _run_sql(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", values))
+        plans[name] = plan
+    return plans
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    params = {
+        "works": args.works,
+        "researchers": args.researchers or max(1, args.works // 2),
+        "topics": args.topics,
+        "users": args.users,
+        "background": args.background_follows,
+        "measured": args.measured_users,
+        "small_follows": args.small_follows,
+        "large_follows": args.large_follows,
+    }
+    url = bench_database_url(args.database)
+    generated = _database_prepare(args, url, params)
+
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
+    import django
+
+    django.setup()
+    from feed import selectors
+
+    machine, counts, measured = _corpus_describe(url, params["measured"])
     say(f"machine: {machine}")
     say(f"corpus: {counts}")
-
-    from bzpeer.users.models import User
 
     half = params["measured"] // 2
     groups = {
@@ -357,16 +271,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"follow {params['large_follows']:,}": [u for u, _ in measured if u > half],
     }
     follows_of = dict(measured)
-    page_limit = selectors.PAGE_SIZE + 1
-
-    def run_sql(sql: str, values: dict) -> list:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, values)
-            return cursor.fetchall()
-
-    def time_runs(sql: str, values: dict, runs: int) -> list[float]:
-        return [_timed(lambda: run_sql(sql, values)) for _ in range(runs)]
-
     report: dict[str, object] = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine,
@@ -382,69 +286,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # state rather than the first user's planning.
     warm_user = measured[0][0]
     for _ in range(12):
-        run_sql(
+        _run_sql(
             selectors._PAGE_SQL,
             {"user_id": warm_user, "before_at": selectors._TOP[0], "before_id": selectors._TOP[1]},
         )
-        run_sql(selectors._NEW_COUNT_SQL, {"user_id": warm_user})
+        _run_sql(selectors._NEW_COUNT_SQL, {"user_id": warm_user})
 
     for label, user_ids in groups.items():
-        users = list(User.objects.filter(pk__in=user_ids))
-        first_runs, second_runs, count_runs, yard_first, yard_second = [], [], [], [], []
-        for user in users:
-            selectors.feed_page(user)  # warm: the index pages in memory, the statement prepared
-            top = {
-                "user_id": user.pk,
-                "before_at": selectors._TOP[0],
-                "before_id": selectors._TOP[1],
-                "limit": page_limit,
-            }
-            rows = run_sql(selectors._PAGE_SQL, top)
-            below = {
-                **top,
-                "before_at": rows[selectors.PAGE_SIZE - 1][0],
-                "before_id": rows[selectors.PAGE_SIZE - 1][1],
-            }
-            new_count = {"user_id": user.pk, "cap": selectors.NEW_COUNT_CAP + 1}
-            first_runs.append(time_runs(selectors._PAGE_SQL, top, args.runs))
-            second_runs.append(time_runs(selectors._PAGE_SQL, below, args.runs))
-            count_runs.append(time_runs(selectors._NEW_COUNT_SQL, new_count, args.runs))
-            if len(yard_first) < args.yardstick_users:
-                run_sql(YARDSTICK_SQL, top)  # warm, as the feed's statement was
-                yard_first.append(time_runs(YARDSTICK_SQL, top, 2))
-                yard_second.append(time_runs(YARDSTICK_SQL, below, 2))
-        figures = {
-            "follows": round(statistics.fmean(follows_of[u.pk] for u in users)),
-            "page_1": _figures(first_runs),
-            "page_2": _figures(second_runs),
-            "new_count": _figures(count_runs),
-            "yardstick_page_1": _figures(yard_first),
-            "yardstick_page_2": _figures(yard_second),
-        }
+        figures = _group_measure(user_ids, follows_of, args)
         report["feed"][label] = figures  # type: ignore[index]
         say(f"{label}: {json.dumps(figures)}")
 
     # The plan of page 1 for the user with the most follows, and of the yardstick.
     heaviest = max(follows_of, key=follows_of.__getitem__)
-    top = {
-        "user_id": heaviest,
-        "before_at": selectors._TOP[0],
-        "before_id": selectors._TOP[1],
-        "limit": page_limit,
-    }
-    plans = {}
-    for name, sql in (
-        ("feed page 1", selectors._PAGE_SQL),
-        ("new count", selectors._NEW_COUNT_SQL),
-        ("yardstick", YARDSTICK_SQL),
-    ):
-        values = (
-            top
-            if name != "new count"
-            else {"user_id": heaviest, "cap": selectors.NEW_COUNT_CAP + 1}
-        )
-        plan = "\n".join(r[0] for r in run_sql(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", values))
-        plans[name] = plan
+    plans = _plans(heaviest)
     seq_scans = {
         name: [
             line.strip()

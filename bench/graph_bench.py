@@ -35,7 +35,10 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -116,7 +119,7 @@ def load_corpus(url: str, works: int, seed: int) -> dict:
     return {"works": works, "seed": seed, "path": corpus.path, "import_seconds": round(seconds, 1)}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default=None, help="bzpeer_bench, or bzpeer_graph_bench")
     parser.add_argument("--load-works", type=int, default=0, help="load a corpus of N works first")
@@ -143,45 +146,48 @@ def main(argv: Sequence[str] | None = None) -> int:
             workers=1,
         )
         smoke.begin(args.database)
+    return args
 
-    name = args.database or ("bzpeer_graph_bench" if args.load_works else "bzpeer_bench")
-    url = bench_database_url(name)
+
+def _database_prepare(url: str, args: argparse.Namespace) -> dict | None:
+    """The database migrated, with a corpus loaded first when asked; returns what was loaded."""
     ensure_database(url)
     DATA_DIR.mkdir(exist_ok=True)
     loaded = load_corpus(url, args.load_works, args.seed) if args.load_works else None
     if not loaded:
         env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
         manage(["migrate", "--noinput"], env=env, log=DATA_DIR / "graph-migrate.log")
+    return loaded
 
-    # Django for this database, in this process; no anonymous rate limit on the API.
+
+def _django_setup(url: str) -> None:
+    """Django for this database, in this process; no anonymous rate limit on the API."""
     os.environ["DATABASE_URL"] = url
     os.environ["API_ANON_RATE"] = "100000000/min"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
     import django
 
     django.setup()
-    from django.core.management import call_command
-    from django.db import connection, transaction
-    from django.test import Client
 
-    from graph import keys, services
-    from publications.models import Work
-    from researchers.models import Researcher
 
-    with psycopg.connect(url) as raw:
-        machine = machine_describe(raw)
+def _corpus_counts() -> dict[str, int]:
+    from django.db import connection
+
     with connection.cursor() as cursor:
         counts = {}
         for table in ("publications_work", "publications_authorship", "researchers_researcher"):
             cursor.execute(f"SELECT count(*) FROM {table}")
             counts[table] = cursor.fetchone()[0]
-    if not counts["publications_authorship"]:
-        say(f"{name} holds no authorships: run the import benchmark first, or --load-works N")
-        return 2
-    say(
-        f"corpus: {counts['publications_work']:,} works, {counts['publications_authorship']:,} "
-        f"authorships, {counts['researchers_researcher']:,} researchers ({name})"
-    )
+    return counts
+
+
+def _start_even() -> None:
+    """The same starting point for every contender: no queued refreshes, fresh statistics,
+    warm buffers."""
+    from django.db import connection
+
+    from graph import keys
+
     redis = keys.redis_client()
     for key in redis.scan_iter(match=keys.key("graph:*")):
         redis.delete(key)  # the import queued its researchers; the rebuild covers them
@@ -194,37 +200,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         cursor.execute("SELECT count(*), sum(researcher_id) FROM publications_authorship")
         cursor.execute("SELECT count(*), sum(authors_count) FROM publications_work")
 
-    plain = None
-    if not args.skip_plain:
-        say("plain aggregation (INSERT ... SELECT ... GROUP BY into a plain table) ...")
-        with connection.cursor() as cursor:
-            cursor.execute("DROP TABLE IF EXISTS bench_plain_pairs")
-            cursor.execute("CREATE TABLE bench_plain_pairs (a bigint, b bigint, works integer)")
-            seconds = _timed(
-                lambda: cursor.execute(
-                    """
-                    INSERT INTO bench_plain_pairs
-                    SELECT x.researcher_id, y.researcher_id, count(*)
-                    FROM publications_authorship x
-                    JOIN publications_authorship y
-                      ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
-                    GROUP BY x.researcher_id, y.researcher_id
-                    """
-                )
-            )
-            rows = cursor.rowcount
-            cursor.execute("DROP TABLE bench_plain_pairs")
-        plain = {"seconds": round(seconds, 1), "pairs": rows}
-        say(f"  {seconds:.1f}s for {rows:,} pairs")
 
-    rebuild = None
-    if not args.skip_rebuild:
-        say(f"rebuild_graph (slices={args.slices}, workers={args.workers}) ...")
-        rebuild = services.coauthor_edges_rebuild(slices=args.slices, workers=args.workers)
-        say(f"  {rebuild.seconds:.1f}s for {rebuild.edges:,} edges {rebuild.step_seconds}")
+def _plain_aggregation() -> dict:
+    """Phase 1, the yardstick: every coauthor pair counted into a plain table."""
+    from django.db import connection
+
+    say("plain aggregation (INSERT ... SELECT ... GROUP BY into a plain table) ...")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS bench_plain_pairs")
+        cursor.execute("CREATE TABLE bench_plain_pairs (a bigint, b bigint, works integer)")
+        seconds = _timed(
+            lambda: cursor.execute(
+                """
+                INSERT INTO bench_plain_pairs
+                SELECT x.researcher_id, y.researcher_id, count(*)
+                FROM publications_authorship x
+                JOIN publications_authorship y
+                  ON y.work_id = x.work_id AND y.researcher_id > x.researcher_id
+                GROUP BY x.researcher_id, y.researcher_id
+                """
+            )
+        )
+        rows = cursor.rowcount
+        cursor.execute("DROP TABLE bench_plain_pairs")
+    plain = {"seconds": round(seconds, 1), "pairs": rows}
+    say(f"  {seconds:.1f}s for {rows:,} pairs")
+    return plain
+
+
+def _incremental(args: argparse.Namespace, rng: random.Random) -> list[dict]:
+    """Phase 3: each batch's bylines recorded as an import batch would, taken out of the graph
+    and put back, each drain timed."""
+    from django.db import connection, transaction
+
+    from graph import services
+    from publications.models import Work
 
     say(f"incremental refresh of {args.batches} random {args.batch_works:,}-work batches ...")
-    rng = random.Random(args.seed)
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id) FROM publications_work")
         low, high = cursor.fetchone()
@@ -279,6 +291,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"recompute of the pairs that lost a work) in {removal:.2f}s; recording them in a "
             f"batch {record:.3f}s"
         )
+    return incremental
+
+
+@dataclass(frozen=True)
+class SliceTimes:
+    """Phase 4's timings, in seconds: the slice endpoint and the plain ego query."""
+
+    random_cold: list[float]
+    random_cached: list[float]
+    hub_degree: int
+    hub_cold: list[float]
+    hub_cached: list[float]
+    ego_random: list[float]
+    ego_hub: list[float]
+
+
+def _slices(args: argparse.Namespace, rng: random.Random) -> SliceTimes:
+    """Phase 4: the graph-slice endpoint, cold and cached, for random researchers and the one
+    with the most coauthors; beside it a plain 2-hop SQL ego query for the same people."""
+    from django.db import connection
+    from django.test import Client
+
+    from graph import services
+    from researchers.models import Researcher
 
     say("graph slices ...")
     client = Client(SERVER_NAME="127.0.0.1")
@@ -334,43 +370,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     ego_random = [ego(i) for i in sample[:100]]
     ego_hub = [ego(hub.id) for _ in range(3)]
     say(f"  plain 2-hop SQL ego query: random {_ms(ego_random)}, most coauthors {_ms(ego_hub)}")
+    return SliceTimes(
+        random_cold, random_cached, hub_degree, hub_cold, hub_cached, ego_random, ego_hub
+    )
+
+
+def _graph_stats() -> float:
+    """Phase 5: `graph_stats`, printed; returns its seconds."""
+    from django.core.management import call_command
 
     out = io.StringIO()
     stats_seconds = _timed(lambda: call_command("graph_stats", stdout=out))
     say(f"graph_stats in {stats_seconds:.1f}s:")
     say("\n".join("  " + line for line in out.getvalue().splitlines()))
+    return stats_seconds
 
-    report = {
-        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "database": name,
-        "machine": machine,
-        "corpus": {**counts, "loaded": loaded},
-        "plain_aggregation": plain,
-        "rebuild": rebuild
-        and {
-            "seconds": rebuild.seconds,
-            "edges": rebuild.edges,
-            "steps": rebuild.step_seconds,
-            "slices": args.slices,
-            "workers": args.workers,
-        },
-        "incremental": incremental,
-        "slices": {
-            "random_cold": _ms(random_cold),
-            "random_cached": _ms(random_cached),
-            "most_coauthors": {
-                "coauthors": hub_degree,
-                "cold": _ms(hub_cold),
-                "cached": _ms(hub_cached),
-            },
-            "plain_ego_query_random": _ms(ego_random),
-            "plain_ego_query_most_coauthors": _ms(ego_hub),
-        },
-        "graph_stats_seconds": round(stats_seconds, 1),
-    }
-    path = DATA_DIR / "graph-report.json"
-    path.write_text(json.dumps(report, indent=2))
-    m = machine
+
+def _summary_print(
+    args: argparse.Namespace, report: dict, *, rebuild: Any, times: SliceTimes, path: Path
+) -> None:
+    """The report's figures, one line each."""
+    counts, plain, incremental = (
+        report["corpus"],
+        report["plain_aggregation"],
+        report["incremental"],
+    )
+    m = report["machine"]
     say("")
     say(
         f"machine     {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, PostgreSQL {m['postgresql']}"
@@ -390,10 +415,74 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"incremental {worst['seconds']:.2f}s worst of {len(incremental)} batches of {args.batch_works:,} works"
         )
     say(
-        f"slice p99   random cold {_ms(random_cold)['p99_ms']} ms, cached {_ms(random_cached)['p99_ms']} ms; "
-        f"most coauthors cold {_ms(hub_cold)['p99_ms']} ms, cached {_ms(hub_cached)['p99_ms']} ms"
+        f"slice p99   random cold {_ms(times.random_cold)['p99_ms']} ms, cached {_ms(times.random_cached)['p99_ms']} ms; "
+        f"most coauthors cold {_ms(times.hub_cold)['p99_ms']} ms, cached {_ms(times.hub_cached)['p99_ms']} ms"
     )
     say(f"report      {shown(path)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    name = args.database or ("bzpeer_graph_bench" if args.load_works else "bzpeer_bench")
+    url = bench_database_url(name)
+    loaded = _database_prepare(url, args)
+    _django_setup(url)
+    from graph import services
+
+    with psycopg.connect(url) as raw:
+        machine = machine_describe(raw)
+    counts = _corpus_counts()
+    if not counts["publications_authorship"]:
+        say(f"{name} holds no authorships: run the import benchmark first, or --load-works N")
+        return 2
+    say(
+        f"corpus: {counts['publications_work']:,} works, {counts['publications_authorship']:,} "
+        f"authorships, {counts['researchers_researcher']:,} researchers ({name})"
+    )
+    _start_even()
+
+    plain = None if args.skip_plain else _plain_aggregation()
+    rebuild = None
+    if not args.skip_rebuild:
+        say(f"rebuild_graph (slices={args.slices}, workers={args.workers}) ...")
+        rebuild = services.coauthor_edges_rebuild(slices=args.slices, workers=args.workers)
+        say(f"  {rebuild.seconds:.1f}s for {rebuild.edges:,} edges {rebuild.step_seconds}")
+    rng = random.Random(args.seed)
+    incremental = _incremental(args, rng)
+    times = _slices(args, rng)
+    stats_seconds = _graph_stats()
+
+    report = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "database": name,
+        "machine": machine,
+        "corpus": {**counts, "loaded": loaded},
+        "plain_aggregation": plain,
+        "rebuild": rebuild
+        and {
+            "seconds": rebuild.seconds,
+            "edges": rebuild.edges,
+            "steps": rebuild.step_seconds,
+            "slices": args.slices,
+            "workers": args.workers,
+        },
+        "incremental": incremental,
+        "slices": {
+            "random_cold": _ms(times.random_cold),
+            "random_cached": _ms(times.random_cached),
+            "most_coauthors": {
+                "coauthors": times.hub_degree,
+                "cold": _ms(times.hub_cold),
+                "cached": _ms(times.hub_cached),
+            },
+            "plain_ego_query_random": _ms(times.ego_random),
+            "plain_ego_query_most_coauthors": _ms(times.ego_hub),
+        },
+        "graph_stats_seconds": round(stats_seconds, 1),
+    }
+    path = DATA_DIR / "graph-report.json"
+    path.write_text(json.dumps(report, indent=2))
+    _summary_print(args, report, rebuild=rebuild, times=times, path=path)
     return 0
 
 

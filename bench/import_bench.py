@@ -59,6 +59,7 @@ from bench.measure import (
     run_measured,
 )
 
+DEFAULT_DATABASE = "bzpeer_bench"
 MEMORY_BUDGET_MB = 500  # peak memory of the import process, whatever the file size
 TARGET_RATIO = 0.25  # the end-to-end rate is at least a quarter of the raw COPY rate
 
@@ -254,7 +255,7 @@ def report_print(report: Report) -> None:
         say(f"note: {note}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], prog="python -m bench.import_bench"
     )
@@ -270,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--gzip", action="store_true", help="gzip the part files, as OpenAlex ships them"
     )
     parser.add_argument(
-        "--database", default="bzpeer_bench", help="bench database name (default bzpeer_bench)"
+        "--database", default=DEFAULT_DATABASE, help="bench database name (default bzpeer_bench)"
     )
     parser.add_argument(
         "--no-rerun", action="store_true", help="skip the second, all-unchanged import"
@@ -286,21 +287,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.smoke:
         smoke.apply(parser, options, works=smoke.WORKS, database=smoke.default_database("import"))
         smoke.begin(options.database, redis_db=options.redis_db)
-    authors = options.authors or max(1, options.works // 2)
+    return options
 
-    url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
-    corpus = corpus_prepare(
-        works=options.works,
-        authors=authors,
-        seed=options.seed,
-        files=options.files,
-        gzipped=options.gzip,
-    )
 
-    import_settings = {
-        name: env.get(name, "default") for name in ("IMPORT_BATCH_SIZE", "IMPORT_CHUNK_LINES")
-    }
-    others_before = other_imports_running()
+def _phases_run(
+    url: str, env: dict[str, str], work_dir: Path, corpus: Corpus, options: argparse.Namespace
+) -> tuple[dict, ImportFigures, dict[str, int], ImportFigures | None, CopyFigures]:
+    """On emptied tables: the import end to end, the same import again (all unchanged) unless
+    --no-rerun, and the raw COPY of the rows it produced. Returns the machine, the import's
+    figures, its rows per table, the rerun's figures and the COPY's."""
     with psycopg.connect(url, autocommit=True) as connection:
         machine = machine_describe(connection)
         truncate(connection, (*DATA_TABLES, *BOOKKEEPING_TABLES))
@@ -332,6 +327,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if table_counts(connection) != rows:
             raise SystemExit("the raw COPY did not load the rows the import produced")
+    return machine, end_to_end, rows, rerun, raw_copy
+
+
+def _notes_add(report: Report, others: list[str]) -> None:
+    """Memory over budget, a busy machine, other imports meanwhile."""
+    end_to_end, raw_copy, rerun = report.end_to_end, report.raw_copy, report.rerun_unchanged
+    if end_to_end.process.peak_tree_rss_mb >= MEMORY_BUDGET_MB:
+        report.notes.append(f"peak memory of the import is over the {MEMORY_BUDGET_MB} MB budget")
+    shares = [end_to_end.process.other_work_share, raw_copy.other_work_share]
+    if rerun:
+        shares.append(rerun.process.other_work_share)
+    if max(shares) >= BUSY_SHARE:
+        report.notes.append(
+            "other processes used a share of the CPUs during a phase (flagged above): its figure "
+            "is low by about that much, and the ratio is off if the phases differ"
+        )
+    if others:
+        report.notes.append(
+            "other imports or benchmarks ran on this machine meanwhile, so these figures are "
+            "disturbed: " + "; ".join(others)
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = _arguments(argv)
+    authors = options.authors or max(1, options.works // 2)
+
+    url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
+    corpus = corpus_prepare(
+        works=options.works,
+        authors=authors,
+        seed=options.seed,
+        files=options.files,
+        gzipped=options.gzip,
+    )
+
+    import_settings = {
+        name: env.get(name, "default") for name in ("IMPORT_BATCH_SIZE", "IMPORT_CHUNK_LINES")
+    }
+    others_before = other_imports_running()
+    machine, end_to_end, rows, rerun, raw_copy = _phases_run(url, env, work_dir, corpus, options)
     others = sorted(set(others_before) | set(other_imports_running()))
 
     ratio = end_to_end.works_per_second / raw_copy.works_per_second
@@ -348,25 +384,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         meets_target=ratio >= TARGET_RATIO,
         rerun_unchanged=rerun,
     )
-    if end_to_end.process.peak_tree_rss_mb >= MEMORY_BUDGET_MB:
-        report.notes.append(f"peak memory of the import is over the {MEMORY_BUDGET_MB} MB budget")
-    shares = [end_to_end.process.other_work_share, raw_copy.other_work_share]
-    if rerun:
-        shares.append(rerun.process.other_work_share)
-    if max(shares) >= BUSY_SHARE:
-        report.notes.append(
-            "other processes used a share of the CPUs during a phase (flagged above): its figure "
-            "is low by about that much, and the ratio is off if the phases differ"
-        )
-    if others:
-        report.notes.append(
-            "other imports or benchmarks ran on this machine meanwhile, so these figures are "
-            "disturbed: " + "; ".join(others)
-        )
+    _notes_add(report, others)
     report_print(report)
     payload = json.dumps(asdict(report), indent=2) + "\n"
     (work_dir / "last-report.json").write_text(payload)
-    if options.database == parser.get_default("database") and not options.smoke:
+    if options.database == DEFAULT_DATABASE and not options.smoke:
         (DATA_DIR / "last-report.json").write_text(payload)
     say(f"\nwritten to {shown(work_dir / 'last-report.json')}")
     return 0

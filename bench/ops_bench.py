@@ -208,7 +208,7 @@ class ReplicaLagSampler:
         }
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--works", type=int, default=20000)
     parser.add_argument("--seconds", type=int, default=10)
@@ -238,7 +238,131 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
     if not (shutil.which("pgbouncer") or Path("/usr/sbin/pgbouncer").exists()):
         raise SystemExit("pgbouncer is not installed (apt-get install pgbouncer)")
+    return options
 
+
+def _server_environment(primary: Cluster, work_dir: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "bzpeer.settings.production",
+        "DATABASE_URL": primary.url(DATABASE),
+        "SECRET_KEY": "bench-only-" + "x" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "false",
+        "STATIC_ROOT": str(work_dir / "static"),
+        "LOG_LEVEL": "WARNING",
+        "CACHE_KEY_PREFIX": f"bzpeer-ops-bench-{os.getpid()}",
+    }
+
+
+def _manage(env: dict[str, str], *arguments: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *arguments], cwd=REPO_ROOT, env=env, check=True)
+
+
+def _corpus_load(
+    options: argparse.Namespace,
+    env: dict[str, str],
+    primary: Cluster,
+    replica: Cluster,
+    work_dir: Path,
+) -> tuple[dict[str, float], list[str], int]:
+    """Migrate the primary and import the synthetic corpus while sampling the replica's replay
+    lag; returns the lag's figures, the random profile paths to load and the researchers."""
+    say("migrating and importing the synthetic corpus ...")
+    if options.database:
+        _schema_copy(options.database, primary.url(DATABASE))
+    _manage(env, "migrate", "--noinput", "-v0")
+    _manage(env, "collectstatic", "--noinput", "-v0")
+    write_works_snapshot(work_dir / "snapshot", works=options.works)
+    say("importing while sampling the replica's replay lag ...")
+    with ReplicaLagSampler(primary) as lag:
+        import_started = time.perf_counter()
+        _manage(env, "import_openalex", str(work_dir / "snapshot"), "--sync", "--no-progress")
+        import_seconds = time.perf_counter() - import_started
+    replica_lag = {**lag.figures(), "import_seconds": round(import_seconds, 1)}
+    with psycopg.connect(primary.url(DATABASE), autocommit=True) as connection:
+        connection.execute("VACUUM ANALYZE")
+        connection.execute("CHECKPOINT")
+        slugs = [
+            row[0]
+            for row in connection.execute(
+                "SELECT slug FROM researchers_researcher WHERE merged_into_id IS NULL"
+                " ORDER BY random() LIMIT %s",
+                [options.pages],
+            )
+        ]
+        (researchers,) = connection.execute(
+            "SELECT count(*) FROM researchers_researcher"
+        ).fetchone()
+    _wait_for_replay(primary, replica)
+    return replica_lag, [f"/researchers/{slug}/" for slug in slugs], researchers
+
+
+def _configuration_measure(
+    name: str,
+    env: dict[str, str],
+    profiles: list[str],
+    options: argparse.Namespace,
+) -> dict[str, dict[str, float]]:
+    """One configuration's figures: the trivial view and the profiles cold (no page cache),
+    then the profiles warm and their conditional GETs (304), each on a gunicorn of its own."""
+    figures: dict[str, dict[str, float]] = {}
+    for label, cache_seconds in (("cold", "0"), ("warm", "600")):
+        port = free_port()
+        server = _gunicorn(
+            {**env, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds},
+            port,
+            workers=1 if options.smoke else 2,  # one worker process in smoke mode
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_up(f"{base}/healthz")
+            if label == "cold":
+                say(f"{name}: trivial view ...")
+                figures["trivial"] = _wrk(
+                    base, ["/healthz"], seconds=options.seconds, clients=options.clients
+                )
+            etags = []
+            with httpx.Client(base_url=base, timeout=30) as client:
+                for path in profiles:  # untimed: every page visited once first
+                    response = client.get(path)
+                    response.raise_for_status()
+                    etags.append(response.headers.get("etag", ""))
+            say(f"{name}: profile, {label} ...")
+            figures[label] = _wrk(base, profiles, seconds=options.seconds, clients=options.clients)
+            if label == "warm":
+                say(f"{name}: conditional GET (304) ...")
+                lines = [f"{path}\t{etag}" for path, etag in zip(profiles, etags, strict=True)]
+                figures["304"] = _wrk(base, lines, seconds=options.seconds, clients=options.clients)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+    return figures
+
+
+def _summary_print(
+    figures: dict[str, dict[str, dict[str, float]]],
+    options: argparse.Namespace,
+    replica_lag: dict[str, float],
+    load: tuple[float, float, float],
+) -> None:
+    say()
+    for name, rows in figures.items():
+        for label, row in rows.items():
+            say(
+                f"{name:15} {label:8} {row['requests_per_second']:>9,.1f} req/s"
+                f"  p50 {row['p50_ms']:6.1f} ms  p99 {row['p99_ms']:6.1f} ms"
+                f"  non-2xx/3xx {row['non_2xx']}"
+            )
+    say(
+        f"replica replay lag while importing {options.works:,} works ({replica_lag}); a user "
+        "who wrote reads the primary for DATABASE_REPLICA_STICKY_SECONDS (10 by default)"
+    )
+    say(f"load average at the end: {load}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = _arguments(argv)
     folder = server_folder("bzpeer-ops-bench-")
     work_dir = Path(tempfile.mkdtemp(prefix="bzpeer-ops-bench-data-"))
     primary = replica = None
@@ -250,51 +374,8 @@ def main(argv: list[str] | None = None) -> int:
             connection.execute(f"CREATE DATABASE {DATABASE}")
             connection.execute(f"ALTER DATABASE {DATABASE} SET timezone TO 'UTC'")
         pgbouncer, pooler_port = _start_pgbouncer(folder, primary)
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "bzpeer.settings.production",
-            "DATABASE_URL": primary.url(DATABASE),
-            "SECRET_KEY": "bench-only-" + "x" * 50,
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "SECURE_SSL_REDIRECT": "false",
-            "STATIC_ROOT": str(work_dir / "static"),
-            "LOG_LEVEL": "WARNING",
-            "CACHE_KEY_PREFIX": f"bzpeer-ops-bench-{os.getpid()}",
-        }
-
-        def manage(*arguments: str) -> None:
-            subprocess.run(
-                [sys.executable, "manage.py", *arguments], cwd=REPO_ROOT, env=env, check=True
-            )
-
-        say("migrating and importing the synthetic corpus ...")
-        if options.database:
-            _schema_copy(options.database, primary.url(DATABASE))
-        manage("migrate", "--noinput", "-v0")
-        manage("collectstatic", "--noinput", "-v0")
-        write_works_snapshot(work_dir / "snapshot", works=options.works)
-        say("importing while sampling the replica's replay lag ...")
-        with ReplicaLagSampler(primary) as lag:
-            import_started = time.perf_counter()
-            manage("import_openalex", str(work_dir / "snapshot"), "--sync", "--no-progress")
-            import_seconds = time.perf_counter() - import_started
-        replica_lag = {**lag.figures(), "import_seconds": round(import_seconds, 1)}
-        with psycopg.connect(primary.url(DATABASE), autocommit=True) as connection:
-            connection.execute("VACUUM ANALYZE")
-            connection.execute("CHECKPOINT")
-            slugs = [
-                row[0]
-                for row in connection.execute(
-                    "SELECT slug FROM researchers_researcher WHERE merged_into_id IS NULL"
-                    " ORDER BY random() LIMIT %s",
-                    [options.pages],
-                )
-            ]
-            researchers = connection.execute(
-                "SELECT count(*) FROM researchers_researcher"
-            ).fetchone()[0]
-        _wait_for_replay(primary, replica)
-        profiles = [f"/researchers/{slug}/" for slug in slugs]
+        env = _server_environment(primary, work_dir)
+        replica_lag, profiles, researchers = _corpus_load(options, env, primary, replica, work_dir)
 
         configurations = {
             "primary only": {},
@@ -304,45 +385,10 @@ def main(argv: list[str] | None = None) -> int:
                 "DB_PREPARE_THRESHOLD": "0",
             },
         }
-        figures: dict[str, dict[str, dict[str, float]]] = {}
-        for name, extra in configurations.items():
-            figures[name] = {}
-            for label, cache_seconds in (("cold", "0"), ("warm", "600")):
-                port = free_port()
-                server = _gunicorn(
-                    {**env, **extra, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds},
-                    port,
-                    workers=1 if options.smoke else 2,  # one worker process in smoke mode
-                )
-                base = f"http://127.0.0.1:{port}"
-                try:
-                    _wait_until_up(f"{base}/healthz")
-                    if label == "cold":
-                        say(f"{name}: trivial view ...")
-                        figures[name]["trivial"] = _wrk(
-                            base, ["/healthz"], seconds=options.seconds, clients=options.clients
-                        )
-                    etags = []
-                    with httpx.Client(base_url=base, timeout=30) as client:
-                        for path in profiles:  # untimed: every page visited once first
-                            response = client.get(path)
-                            response.raise_for_status()
-                            etags.append(response.headers.get("etag", ""))
-                    say(f"{name}: profile, {label} ...")
-                    figures[name][label] = _wrk(
-                        base, profiles, seconds=options.seconds, clients=options.clients
-                    )
-                    if label == "warm":
-                        say(f"{name}: conditional GET (304) ...")
-                        lines = [
-                            f"{path}\t{etag}" for path, etag in zip(profiles, etags, strict=True)
-                        ]
-                        figures[name]["304"] = _wrk(
-                            base, lines, seconds=options.seconds, clients=options.clients
-                        )
-                finally:
-                    os.killpg(server.pid, signal.SIGTERM)
-                    server.wait(timeout=30)
+        figures = {
+            name: _configuration_measure(name, {**env, **extra}, profiles, options)
+            for name, extra in configurations.items()
+        }
 
         load = os.getloadavg()
         report = {
@@ -358,19 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         }  # fmt: skip
         DATA_DIR.mkdir(exist_ok=True)
         (DATA_DIR / "ops-report.json").write_text(json.dumps(report, indent=2))
-        say()
-        for name, rows in figures.items():
-            for label, row in rows.items():
-                say(
-                    f"{name:15} {label:8} {row['requests_per_second']:>9,.1f} req/s"
-                    f"  p50 {row['p50_ms']:6.1f} ms  p99 {row['p99_ms']:6.1f} ms"
-                    f"  non-2xx/3xx {row['non_2xx']}"
-                )
-        say(
-            f"replica replay lag while importing {options.works:,} works ({replica_lag}); a user "
-            "who wrote reads the primary for DATABASE_REPLICA_STICKY_SECONDS (10 by default)"
-        )
-        say(f"load average at the end: {load}")
+        _summary_print(figures, options, replica_lag, load)
         return 0
     finally:
         if pgbouncer is not None:

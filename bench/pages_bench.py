@@ -104,7 +104,7 @@ def _gunicorn(env: dict[str, str], port: int, *, workers: int = 2) -> subprocess
     )  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench")
     parser.add_argument("--seconds", type=int, default=20)
@@ -125,13 +125,17 @@ def main(argv: list[str] | None = None) -> int:
         smoke.tiny_corpus(options.database)
     elif not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk)")
+    return options
 
-    database_url = f"postgres://postgres@127.0.0.1:5432/{options.database}"
+
+def _corpus_read(database_url: str, options: argparse.Namespace) -> tuple[int, int, list, tuple]:
+    """The corpus's works and researchers, `--pages` random slugs, and the (max, mean) works of
+    a record; then the tables vacuumed as autovacuum would leave them."""
     with psycopg.connect(database_url) as connection:
         works = connection.execute("SELECT count(*) FROM publications_work").fetchone()[0]
-        researchers = connection.execute("SELECT count(*) FROM researchers_researcher").fetchone()[
-            0
-        ]
+        (researchers,) = connection.execute(
+            "SELECT count(*) FROM researchers_researcher"
+        ).fetchone()
         if not researchers:
             raise SystemExit(f"{options.database} is empty: run python -m bench.import_bench first")
         slugs = [
@@ -159,14 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         # The pages it dirtied are written now, not by the checkpointer during a measurement.
         connection.execute("CHECKPOINT")
+    return works, researchers, slugs, largest
 
-    DATA_DIR.mkdir(exist_ok=True)
-    paths_file = DATA_DIR / "pages-bench-paths.txt"
-    paths_file.write_text("".join(f"/researchers/{slug}/\n" for slug in slugs))
-    healthz_file = DATA_DIR / "pages-bench-healthz.txt"
-    healthz_file.write_text("/healthz\n")
 
-    static_root = Path(tempfile.mkdtemp(prefix="bzpeer-bench-static-"))
+def _server_environment(database_url: str, static_root: Path) -> dict[str, str]:
+    """The production settings on loopback, with the static files collected into static_root."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "bzpeer.settings.production",
@@ -183,7 +184,35 @@ def main(argv: list[str] | None = None) -> int:
         env=env,
         check=True,
     )
+    return env
 
+
+def _pages_visit(base: str, slugs: list[str]) -> None:
+    """One untimed visit to every page first. Cold: the database's files in memory and each
+    worker's statements prepared, as on a server that has been up a while ("cold" means the
+    page cache is off, not a server fresh from boot; otherwise the figure measures this
+    machine's disk). Warm: every page in the page cache."""
+    say(f"visiting the {len(slugs)} pages once, untimed ...")
+    for slug in slugs:
+        try:
+            urllib.request.urlopen(f"{base}/researchers/{slug}/", timeout=30).read()  # noqa: S310
+        except urllib.error.HTTPError as error:
+            # The shared bench database was rewritten under us: say so, don't guess.
+            raise SystemExit(
+                f"/researchers/{slug}/ answered {error.code}: the corpus changed during the"
+                " run (another benchmark?); run again on a quiet machine"
+            ) from error
+
+
+def _measure(
+    env: dict[str, str],
+    options: argparse.Namespace,
+    slugs: list[str],
+    *,
+    paths_file: Path,
+    healthz_file: Path,
+) -> dict[str, dict[str, float]]:
+    """The trivial view, then the profiles cold (page cache off) and warm, each server fresh."""
     figures: dict[str, dict[str, float]] = {}
     for label, cache_seconds in (("cold", "0"), ("warm", "600")):
         port = _free_port()
@@ -200,20 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                 figures["trivial"] = _wrk(
                     base, paths_file=healthz_file, seconds=options.seconds, clients=options.clients
                 )
-            # One untimed visit to every page first. Cold: the database's files in memory and
-            # each worker's statements prepared, as on a server that has been up a while ("cold"
-            # means the page cache is off, not a server fresh from boot; otherwise the figure
-            # measures this machine's disk). Warm: every page in the page cache.
-            say(f"visiting the {len(slugs)} pages once, untimed ...")
-            for slug in slugs:
-                try:
-                    urllib.request.urlopen(f"{base}/researchers/{slug}/", timeout=30).read()  # noqa: S310
-                except urllib.error.HTTPError as error:
-                    # The shared bench database was rewritten under us: say so, don't guess.
-                    raise SystemExit(
-                        f"/researchers/{slug}/ answered {error.code}: the corpus changed during the"
-                        " run (another benchmark?); run again on a quiet machine"
-                    ) from error
+            _pages_visit(base, slugs)
             say(f"profile pages, {label}: wrk {options.clients} clients, {options.seconds}s ...")
             figures[label] = _wrk(
                 base, paths_file=paths_file, seconds=options.seconds, clients=options.clients
@@ -221,6 +237,23 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = _arguments(argv)
+    database_url = f"postgres://postgres@127.0.0.1:5432/{options.database}"
+    works, researchers, slugs, largest = _corpus_read(database_url, options)
+
+    DATA_DIR.mkdir(exist_ok=True)
+    paths_file = DATA_DIR / "pages-bench-paths.txt"
+    paths_file.write_text("".join(f"/researchers/{slug}/\n" for slug in slugs))
+    healthz_file = DATA_DIR / "pages-bench-healthz.txt"
+    healthz_file.write_text("/healthz\n")
+
+    static_root = Path(tempfile.mkdtemp(prefix="bzpeer-bench-static-"))
+    env = _server_environment(database_url, static_root)
+    figures = _measure(env, options, slugs, paths_file=paths_file, healthz_file=healthz_file)
     shutil.rmtree(static_root, ignore_errors=True)
 
     trivial = figures["trivial"]["requests_per_second"]

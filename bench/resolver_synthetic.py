@@ -90,78 +90,42 @@ def _affiliation(rng: random.Random, institution: int, field_name: str) -> str:
     return f"{department} {field_name}, {university}{tail}"
 
 
-def synthetic_records(
-    seed: int, *, labs: int = 40, common_names: int = 12, strangers: int = 30
-) -> list[Any]:
-    """The corpus as Crossref-like work records (see the module docstring)."""
-    from ingest.records import (
-        CROSSREF,
-        AuthorRef,
-        AuthorshipRecord,
-        InstitutionRef,
-        SourceRecord,
-        TopicRecord,
-        WorkRecord,
-        WorkTopicRecord,
-        partial_date,
+def _lab(rng: random.Random, index: int) -> Lab:
+    return Lab(
+        index=index,
+        institution=rng.randrange(30),
+        topics=rng.sample(range(60), 3),
+        venues=rng.sample(range(45), 2),
+        start=rng.randrange(1995, 2016),
     )
 
-    rng = random.Random(seed)
-    serial = seed * 100_000
-    topics = [
-        TopicRecord(
-            external_id=f"syn{seed}:T{i}", name=f"{FIELDS[i % 20]} topic {i}", level="topic"
-        )
-        for i in range(60)
-    ]
-    venues = [SourceRecord(name=f"Journal of {FIELDS[i % 20]} {i} ({seed})") for i in range(45)]
-    lab_list = [
-        Lab(
-            index=i,
-            institution=rng.randrange(30),
-            topics=rng.sample(range(60), 3),
-            venues=rng.sample(range(45), 2),
-            start=rng.randrange(1995, 2016),
-        )
-        for i in range(labs)
-    ]
-    # Sibling labs: every odd lab shares its institution and two topics with the one before,
-    # so namesakes in sibling labs differ by their coauthors alone.
-    for lab in lab_list[1::2]:
-        sibling = lab_list[lab.index - 1]
-        lab.institution = sibling.institution
-        lab.topics = [*sibling.topics[:2], lab.topics[2]]
-    used_names: set[str] = set()
-    people: list[Person] = []
 
-    def new_person(lab: Lab, given: str, family: str) -> Person:
-        nonlocal serial
-        serial += 1
-        person = Person(orcid(serial), given, family, lab.index)
+@dataclass
+class _Corpus:
+    """The corpus as it is drawn: one generator for everything, in a fixed order, so a seed
+    gives the same people and works every time."""
+
+    seed: int
+    rng: random.Random
+    serial: int
+    topics: list[Any]
+    venues: list[Any]
+    labs: list[Lab]
+    people: list[Person] = field(default_factory=list)
+    used_names: set[str] = field(default_factory=set)
+    records: list[Any] = field(default_factory=list)
+
+    def new_person(self, lab: Lab, given: str, family: str) -> Person:
+        self.serial += 1
+        person = Person(orcid(self.serial), given, family, lab.index)
         lab.members.append(person)
-        people.append(person)
+        self.people.append(person)
         return person
 
-    shared = []
-    while len(shared) < common_names:
-        name = (rng.choice(GIVEN), rng.choice(FAMILY[:20]))
-        if name not in shared:
-            shared.append(name)
-    for given, family in shared:  # three or four people per common name, in different labs
-        for lab in rng.sample(lab_list, rng.choice((3, 4))):
-            new_person(lab, given, family)
-        used_names.add(f"{given} {family}")
-    for lab in lab_list:
-        while len(lab.members) < rng.randrange(4, 8):
-            given, family = rng.choice(GIVEN), rng.choice(FAMILY)
-            if f"{given} {family}" in used_names:
-                continue
-            used_names.add(f"{given} {family}")
-            new_person(lab, given, family)
+    def byline_entry(self, position: int, person: Person, lab: Lab, initials: bool) -> Any:
+        from ingest.records import AuthorRef, AuthorshipRecord, InstitutionRef
 
-    records: list[WorkRecord] = []
-
-    def byline_entry(position: int, person: Person, lab: Lab, initials: bool) -> Any:
+        rng, seed = self.rng, self.seed
         given = f"{person.given[0]}." if initials else person.given
         name = f"{given} {person.family}"
         with_id = rng.random() < 0.5
@@ -187,7 +151,10 @@ def synthetic_records(
             affiliation_names=() if with_id else (_affiliation(rng, lab.institution, field_name),),
         )
 
-    def work(lab: Lab, authors: list[tuple[Person, Lab]], year: int, tag: str) -> None:
+    def work(self, lab: Lab, authors: list[tuple[Person, Lab]], year: int, tag: str) -> None:
+        from ingest.records import CROSSREF, WorkRecord, WorkTopicRecord, partial_date
+
+        rng, seed, records = self.rng, self.seed, self.records
         doi = f"10.5555/syn{seed}.{tag}.{len(records)}"
         records.append(
             WorkRecord(
@@ -196,17 +163,67 @@ def synthetic_records(
                 doi=doi,
                 title=f"On {FIELDS[lab.topics[0] % 20].lower()} {tag} {len(records)} ({seed})",
                 published=partial_date(year),
-                source=venues[rng.choice(lab.venues)],
+                source=self.venues[rng.choice(lab.venues)],
                 topics=tuple(
-                    WorkTopicRecord(topic=topics[t], score=0.9) for t in rng.sample(lab.topics, 2)
+                    WorkTopicRecord(topic=self.topics[t], score=0.9)
+                    for t in rng.sample(lab.topics, 2)
                 ),
                 authorships=tuple(
-                    byline_entry(position, person, home, rng.random() < 0.1)
+                    self.byline_entry(position, person, home, rng.random() < 0.1)
                     for position, (person, home) in enumerate(authors, start=1)
                 ),
             )
         )
 
+
+def _corpus_start(seed: int, labs: int) -> _Corpus:
+    """The topics, venues and labs (odd labs the siblings of the one before)."""
+    from ingest.records import SourceRecord, TopicRecord
+
+    rng = random.Random(seed)
+    topics = [
+        TopicRecord(
+            external_id=f"syn{seed}:T{i}", name=f"{FIELDS[i % 20]} topic {i}", level="topic"
+        )
+        for i in range(60)
+    ]
+    venues = [SourceRecord(name=f"Journal of {FIELDS[i % 20]} {i} ({seed})") for i in range(45)]
+    lab_list = [_lab(rng, i) for i in range(labs)]
+    # Sibling labs: every odd lab shares its institution and two topics with the one before,
+    # so namesakes in sibling labs differ by their coauthors alone.
+    for lab in lab_list[1::2]:
+        sibling = lab_list[lab.index - 1]
+        lab.institution = sibling.institution
+        lab.topics = [*sibling.topics[:2], lab.topics[2]]
+    return _Corpus(seed, rng, seed * 100_000, topics, venues, lab_list)
+
+
+def _people_place(corpus: _Corpus, common_names: int) -> list[tuple[str, str]]:
+    """The namesakes of each common name in different labs, then each lab filled with people
+    of names of their own; returns the common names."""
+    rng = corpus.rng
+    shared: list[tuple[str, str]] = []
+    while len(shared) < common_names:
+        name = (rng.choice(GIVEN), rng.choice(FAMILY[:20]))
+        if name not in shared:
+            shared.append(name)
+    for given, family in shared:  # three or four people per common name, in different labs
+        for lab in rng.sample(corpus.labs, rng.choice((3, 4))):
+            corpus.new_person(lab, given, family)
+        corpus.used_names.add(f"{given} {family}")
+    for lab in corpus.labs:
+        while len(lab.members) < rng.randrange(4, 8):
+            given, family = rng.choice(GIVEN), rng.choice(FAMILY)
+            if f"{given} {family}" in corpus.used_names:
+                continue
+            corpus.used_names.add(f"{given} {family}")
+            corpus.new_person(lab, given, family)
+    return shared
+
+
+def _lab_works(corpus: _Corpus) -> None:
+    """Two works per member of each lab, now and then with a visitor from another lab."""
+    rng, lab_list = corpus.rng, corpus.labs
     for lab in lab_list:
         for _ in range(len(lab.members) * 2):
             team = rng.sample(lab.members, min(len(lab.members), rng.randrange(2, 6)))
@@ -216,31 +233,45 @@ def synthetic_records(
                 if other is not lab:
                     authors.append((rng.choice(other.members), other))
             rng.shuffle(authors)
-            work(lab, authors, lab.start + rng.randrange(0, 10), "lab")
-    for _ in range(labs // 4):  # long consortium bylines across five labs
-        members = [(p, lab) for lab in rng.sample(lab_list, 5) for p in lab.members]
-        lead = members[0][1]
-        work(
-            lead, rng.sample(members, min(len(members), rng.randrange(20, 35))), 2015, "consortium"
-        )
-    for index in range(strangers):  # a common name among strangers, in a lab of their own
-        lab = Lab(
-            index=labs + index,
-            institution=rng.randrange(30),
-            topics=rng.sample(range(60), 3),
-            venues=rng.sample(range(45), 2),
-            start=rng.randrange(1995, 2016),
-        )
+            corpus.work(lab, authors, lab.start + rng.randrange(0, 10), "lab")
+
+
+def _stranger_works(
+    corpus: _Corpus, labs: int, strangers: int, shared: list[tuple[str, str]]
+) -> None:
+    """A common name among strangers, each in a lab of their own."""
+    rng = corpus.rng
+    for index in range(strangers):
+        lab = _lab(rng, labs + index)
         given, family = rng.choice(shared)
-        stranger = new_person(lab, given, family)
+        stranger = corpus.new_person(lab, given, family)
         others = []
         while len(others) < rng.randrange(1, 4):
             g, f = rng.choice(GIVEN), rng.choice(FAMILY)
-            if f"{g} {f}" not in used_names:
-                used_names.add(f"{g} {f}")
-                others.append(new_person(lab, g, f))
-        work(lab, [(p, lab) for p in [stranger, *others]], lab.start, "stranger")
-    return records
+            if f"{g} {f}" not in corpus.used_names:
+                corpus.used_names.add(f"{g} {f}")
+                others.append(corpus.new_person(lab, g, f))
+        corpus.work(lab, [(p, lab) for p in [stranger, *others]], lab.start, "stranger")
+
+
+def synthetic_records(
+    seed: int, *, labs: int = 40, common_names: int = 12, strangers: int = 30
+) -> list[Any]:
+    """The corpus as Crossref-like work records (see the module docstring). Every part draws
+    from the seed's one generator, in this order: labs, people, lab works, consortium works,
+    strangers."""
+    corpus = _corpus_start(seed, labs)
+    rng = corpus.rng
+    shared = _people_place(corpus, common_names)
+    _lab_works(corpus)
+    for _ in range(labs // 4):  # long consortium bylines across five labs
+        members = [(p, lab) for lab in rng.sample(corpus.labs, 5) for p in lab.members]
+        lead = members[0][1]
+        corpus.work(
+            lead, rng.sample(members, min(len(members), rng.randrange(20, 35))), 2015, "consortium"
+        )
+    _stranger_works(corpus, labs, strangers, shared)
+    return corpus.records
 
 
 def synthetic_plan(records: list[Any], seed: int) -> Any:

@@ -36,12 +36,19 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench import smoke
+from bench.search_phases import (
+    baseline_time,
+    names_time,
+    suggestion_agreement,
+    suggestions_time,
+    warm_up,
+    works_tab_time,
+    works_time,
+)
 from bench.search_queries import (
-    COMMON_WORDS,
     Timing,
     name_queries,
     suggestion_queries,
-    timed,
     timing,
     work_queries,
 )
@@ -182,7 +189,7 @@ def report_print(report: Report) -> None:
 # --- main -------------------------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], prog="python -m bench.search_bench"
     )
@@ -224,38 +231,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         smoke.begin(options.database)
         smoke.tiny_corpus(options.database)
+    return options
 
-    django_setup(options.database)
+
+def _corpus_prepare(database: str) -> dict[str, int]:
+    """The search indexes migrated and the statistics fresh; returns the corpus's size."""
     from django.core.management import call_command
     from django.db import connection
 
-    from researchers.name_search import researchers_matching_name
-    from researchers.names import normalize_name
-    from researchers.selectors import researchers_public
-    from search.selectors.counts import search_counts
-    from search.selectors.researchers import researcher_search
-    from search.selectors.results import SEARCH_PAGE_SIZE
-    from search.selectors.suggestions import (
-        SUGGESTION_LIMIT,
-        SUGGESTION_RANKED_AT_MOST,
-        researcher_suggestions,
-    )
-    from search.selectors.works import (
-        WORK_CANDIDATE_LIMIT,
-        WorkFilters,
-        work_candidates,
-        work_search,
-        work_topic_facets,
-        work_type_facets,
-    )
-
-    say(f"migrating {options.database} (the search indexes) ...")
+    say(f"migrating {database} (the search indexes) ...")
     call_command("migrate", verbosity=0, interactive=False)
     corpus = corpus_describe()
     if not corpus["works"] or not corpus["researchers"]:
-        raise SystemExit(
-            f"{options.database} holds no corpus: run `python -m bench.import_bench` first"
-        )
+        raise SystemExit(f"{database} holds no corpus: run `python -m bench.import_bench` first")
     say("VACUUM ANALYZE (as autovacuum would after the import) ...")
     with connection.cursor() as cursor:
         # Fresh statistics, and GIN pending lists merged: right after a bulk import, indexes
@@ -264,78 +252,54 @@ def main(argv: Sequence[str] | None = None) -> int:
             "VACUUM ANALYZE researchers_researcher, researchers_institution, publications_work, "
             "publications_topic, publications_worktopic, publications_authorship"
         )
+    return corpus
+
+
+def _pages_compare(
+    options: argparse.Namespace, work_pages: dict[str, set[tuple[int, ...]]], notes: list[str]
+) -> dict[str, tuple[int, ...]]:
+    """Note how many queries' first pages moved between runs (and, with --compare-pages, how
+    many match an earlier run's); returns each query's first page."""
+    unstable = sorted(text for text, pages in work_pages.items() if len(pages) > 1)
+    notes.append(
+        f"work search: {len(unstable)} of {len(work_pages)} distinct queries gave a different "
+        f"first page from one run to the next" + (f" (e.g. {unstable[:3]})" if unstable else "")
+    )
+    # The first page of each query, for comparing revisions (--compare-pages).
+    first_pages = {text: sorted(pages)[0] for text, pages in work_pages.items()}
+    if options.compare_pages:
+        earlier = json.loads(Path(options.compare_pages).read_text())
+        common = [text for text in first_pages if text in earlier]
+        same = sum(list(first_pages[text]) == earlier[text] for text in common)
+        notes.append(
+            f"work search: the same first page as {options.compare_pages} for {same} of "
+            f"{len(common)} queries"
+        )
+    return first_pages
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = _arguments(argv)
+    django_setup(options.database)
+    from search.selectors.results import SEARCH_PAGE_SIZE
+    from search.selectors.suggestions import SUGGESTION_LIMIT, SUGGESTION_RANKED_AT_MOST
+    from search.selectors.works import WORK_CANDIDATE_LIMIT, work_search
+
+    corpus = _corpus_prepare(options.database)
     rng = random.Random(options.seed)
     names = name_queries(options.names, rng)
     partial_names = suggestion_queries(options.suggestions, rng)
     # A generator of its own: the same work queries whatever the draws above took (the
     # suggestions' lengths depend on names drawn in random order), so runs can be compared.
     works = work_queries(random.Random(options.seed), options.work_rounds)
-
-    say("warming up ...")
-    for query in names[:30]:
-        researcher_search(query=query.text)
-    for _kind, text in works[:30]:
-        work_search(query=text)
+    warm_up(names, works)
 
     runs = options.runs
     load_before = os.getloadavg()
-
-    say(f"name search: {len(names)} misspelt names, {runs} runs each ...")
-    name_samples: dict[str, list[list[float]]] = {}
-    quality: dict[str, dict[str, float]] = {}
-    for query in names:
-        samples = []
-        for _ in range(runs):
-            duration, page = timed(lambda q=query: researcher_search(query=q.text))
-            samples.append(duration)
-        name_samples.setdefault(query.kind, []).append(samples)
-        figures = quality.setdefault(
-            query.kind, {"queries": 0, "same_name_first": 0, "record_on_first_page": 0}
-        )
-        figures["queries"] += 1
-        items = page.items  # type: ignore[attr-defined]
-        figures["same_name_first"] += bool(items) and (
-            normalize_name(items[0].display_name) == query.name_normalized
-        )
-        figures["record_on_first_page"] += any(r.id == query.researcher_id for r in items)
-    for figures in quality.values():
-        figures["same_name_first"] /= figures["queries"]
-        figures["record_on_first_page"] /= figures["queries"]
-
-    say(f"suggestions: {len(partial_names)} names typed part way ...")
-    suggestion_samples = [
-        [timed(lambda q=text: researcher_suggestions(q))[0] for _ in range(runs)]
-        for text in partial_names
-    ]
-
-    say(f"work search: {len(works)} queries, {runs} runs each ...")
-    work_samples: dict[str, list[list[float]]] = {}
-    # The first page of each query, run by run: a page that changes from one run to the next
-    # is one a person paging through the results sees shift under them.
-    work_pages: dict[str, set[tuple[int, ...]]] = {}
-    for kind, text in works:
-        samples = []
-        for _ in range(runs):
-            duration, found = timed(lambda q=text: work_search(query=q))
-            samples.append(duration)
-            work_pages.setdefault(text, set()).add(
-                tuple(hit.work.id for hit in found.items)  # type: ignore[attr-defined]
-            )
-        work_samples.setdefault(kind, []).append(samples)
-
-    say("the works tab as the page runs it ...")
-
-    def works_tab(text: str) -> None:
-        # As search.views.search runs it: the works' first matches read once, for the tab
-        # count, the page and the facets.
-        filters = WorkFilters()
-        found = work_candidates(text) if normalize_name(text) else None
-        search_counts(text, works=found)
-        work_search(query=text, filters=filters, found=found)
-        work_topic_facets(query=text, filters=filters, found=found)
-        work_type_facets(query=text, filters=filters, found=found)
-
-    tab_samples = [[timed(lambda q=text: works_tab(q))[0]] for _kind, text in works[:200]]
+    name_samples, quality = names_time(names, runs)
+    suggestion_samples = suggestions_time(partial_names, runs)
+    work_samples, work_pages = works_time(works, runs)
+    tab_samples = works_tab_time(works)
     load_after = os.getloadavg()
 
     all_names = [samples for group in name_samples.values() for samples in group]
@@ -352,44 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         *(timing(f"  works, {kind}", group) for kind, group in sorted(work_samples.items())),
         timing("works tab: counts + page + facets (1 run)", tab_samples),
     ]
-
-    say("suggestions against the uncapped name search (untimed) ...")
-    same_as_name_search = capped = 0
-    for text in partial_names:
-        suggested = [researcher.id for researcher in researcher_suggestions(text)]
-        ranked = researchers_matching_name(researchers_public(), text)
-        same_as_name_search += suggested == list(
-            ranked.values_list("id", flat=True)[:SUGGESTION_LIMIT]
-        )
-        capped += ranked.order_by()[: SUGGESTION_RANKED_AT_MOST + 1].count() > (
-            SUGGESTION_RANKED_AT_MOST
-        )
-    suggestion_agreement = {
-        "queries": len(partial_names),
-        "same_as_name_search": same_as_name_search / max(1, len(partial_names)),
-        "capped": capped / max(1, len(partial_names)),
-    }
+    agreement = suggestion_agreement(partial_names)
 
     notes = []
     if not options.no_baseline:
-        say("baseline: ts_rank over every match of one common word, uncapped ...")
-        baseline = []
-        with connection.cursor() as cursor:
-            for word in COMMON_WORDS[:5]:
-                duration, _ = timed(
-                    lambda w=word: (
-                        cursor.execute(
-                            "SELECT id FROM publications_work "
-                            "WHERE search_vector @@ websearch_to_tsquery('english', %s) "
-                            "ORDER BY ts_rank(search_vector, websearch_to_tsquery('english', %s))"
-                            " DESC LIMIT 20",
-                            [w, w],
-                        ),
-                        cursor.fetchall(),
-                    )
-                )
-                baseline.append([duration])
-        timings.append(timing("baseline: uncapped ts_rank, one common word", baseline))
+        timings.append(timing("baseline: uncapped ts_rank, one common word", baseline_time()))
         notes.append("the baseline is what WORK_CANDIDATE_LIMIT avoids; it is not a target")
 
     if corpus_describe() != corpus:
@@ -400,21 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work_matches = {}
     for text in ("graph", "graph learning", '"sparse attention"', "zebra"):
         work_matches[text] = work_search(query=text).total
-    unstable = sorted(text for text, pages in work_pages.items() if len(pages) > 1)
-    notes.append(
-        f"work search: {len(unstable)} of {len(work_pages)} distinct queries gave a different "
-        f"first page from one run to the next" + (f" (e.g. {unstable[:3]})" if unstable else "")
-    )
-    # The first page of each query, for comparing revisions (--compare-pages).
-    first_pages = {text: sorted(pages)[0] for text, pages in work_pages.items()}
-    if options.compare_pages:
-        earlier = json.loads(Path(options.compare_pages).read_text())
-        common = [text for text in first_pages if text in earlier]
-        same = sum(list(first_pages[text]) == earlier[text] for text in common)
-        notes.append(
-            f"work search: the same first page as {options.compare_pages} for {same} of "
-            f"{len(common)} queries"
-        )
+    first_pages = _pages_compare(options, work_pages, notes)
     report = Report(
         measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
         machine=machine_describe(),
@@ -433,7 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         timings=timings,
         name_quality=quality,
         work_matches=work_matches,
-        suggestion_agreement=suggestion_agreement,
+        suggestion_agreement=agreement,
         notes=notes,
     )
     report_print(report)

@@ -30,7 +30,15 @@ import psycopg
 from psycopg import sql
 
 from bench import smoke
-from bench.harness import DATA_DIR, REPO_ROOT, bench_environment, corpus_prepare, say, shown
+from bench.harness import (
+    DATA_DIR,
+    REPO_ROOT,
+    Corpus,
+    bench_environment,
+    corpus_prepare,
+    say,
+    shown,
+)
 from bench.import_bench import MEMORY_BUDGET_MB
 from bench.measure import (
     BUSY_SHARE,
@@ -223,7 +231,8 @@ def report_print(report: Report) -> None:
         say(f"note: {note}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """The options, and the sources chosen (in the order given)."""
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], prog="python -m bench.sources_bench"
     )
@@ -271,24 +280,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = [s.strip() for s in options.sources.split(",") if s.strip()]
     if unknown := set(chosen) - set(SOURCES):
         parser.error(f"unknown sources: {', '.join(sorted(unknown))}")
+    return options, chosen
 
-    url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
-    corpus = corpus_prepare(
-        works=options.records,
-        authors=max(1, options.records // 2),
-        seed=options.seed,
-        files=1,
-        gzipped=False,
-    )
-    prepared = files_prepare(
-        corpus=corpus,
-        records=options.records,
-        seed=options.seed,
-        page=options.page,
-        bib_per_file=options.bib_per_file,
-    )
 
-    others_before = other_imports_running()
+def _imports_run(
+    url: str,
+    env: dict[str, str],
+    work_dir: Path,
+    *,
+    corpus: Corpus,
+    prepared: SourceFiles,
+    chosen: list[str],
+) -> tuple[dict, list[ImportStep], list[ImportStep]]:
+    """For each source, on emptied tables: the OpenAlex file, then the source's file over it.
+    Returns the machine and the OpenAlex and source steps."""
     openalex_steps: list[ImportStep] = []
     source_steps: list[ImportStep] = []
     with psycopg.connect(url, autocommit=True) as connection:
@@ -324,21 +329,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             step.ratio_to_openalex = round(step.records_per_second / openalex.records_per_second, 3)
             openalex_steps.append(openalex)
             source_steps.append(step)
-    others = sorted(set(others_before) | set(other_imports_running()))
+    return machine, openalex_steps, source_steps
 
-    report = Report(
-        measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        revision=git_revision(),
-        machine=machine,
-        records=options.records,
-        files=prepared,
-        openalex_corpus=corpus.path,
-        import_settings={
-            n: env.get(n, "default") for n in ("IMPORT_BATCH_SIZE", "IMPORT_CHUNK_LINES")
-        },
-        openalex=openalex_steps,
-        sources=source_steps,
-    )
+
+def _notes_add(report: Report, others: list[str]) -> None:
+    """What a reader of the figures must know: short reads, failures, unexpected merges,
+    memory over budget, a busy machine."""
+    openalex_steps, source_steps = report.openalex, report.sources
     for step in source_steps:
         if step.run_counts["read"] != step.records:
             report.notes.append(
@@ -366,6 +363,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             "other imports or benchmarks ran on this machine meanwhile, so these figures are "
             "disturbed: " + "; ".join(others)
         )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options, chosen = _arguments(argv)
+    url, env, work_dir = bench_environment(options.database, redis_db=options.redis_db)
+    corpus = corpus_prepare(
+        works=options.records,
+        authors=max(1, options.records // 2),
+        seed=options.seed,
+        files=1,
+        gzipped=False,
+    )
+    prepared = files_prepare(
+        corpus=corpus,
+        records=options.records,
+        seed=options.seed,
+        page=options.page,
+        bib_per_file=options.bib_per_file,
+    )
+
+    others_before = other_imports_running()
+    machine, openalex_steps, source_steps = _imports_run(
+        url, env, work_dir, corpus=corpus, prepared=prepared, chosen=chosen
+    )
+    others = sorted(set(others_before) | set(other_imports_running()))
+
+    report = Report(
+        measured_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        revision=git_revision(),
+        machine=machine,
+        records=options.records,
+        files=prepared,
+        openalex_corpus=corpus.path,
+        import_settings={
+            n: env.get(n, "default") for n in ("IMPORT_BATCH_SIZE", "IMPORT_CHUNK_LINES")
+        },
+        openalex=openalex_steps,
+        sources=source_steps,
+    )
+    _notes_add(report, others)
     report_print(report)
     (DATA_DIR / "sources-report.json").write_text(json.dumps(asdict(report), indent=2) + "\n")
     say(f"\nwritten to {shown(DATA_DIR / 'sources-report.json')}")

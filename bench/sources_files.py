@@ -103,13 +103,11 @@ def _orcid_work(
     }
 
 
-def orcid_record(
-    index: int, records: int, overlap: dict[int, OpenAlexWork]
-) -> tuple[dict[str, Any], int]:
-    """The record of person `index` (or, for 30%, of the first author of an OpenAlex work, who
-    lists that work first): returns (answer, number of work groups)."""
-    rng = random.Random(f"orcid:{index}")
-    orcid = orcid_id(index)
+def _orcid_work_groups(
+    rng: random.Random, orcid: str, index: int, records: int, overlap: dict[int, OpenAlexWork]
+) -> tuple[list[dict[str, Any]], str, str]:
+    """The record's work groups and its person's (given, family) name: for 30%, the first
+    author of an OpenAlex work, who lists that work first."""
     target = overlap_index("orcid", index, records)
     groups: list[dict[str, Any]] = []
     if target is not None:
@@ -161,112 +159,149 @@ def orcid_record(
         )
         ids = [_orcid_ext("doi", doi, "self")] if doi else []
         groups.append({"external-ids": {"external-id": ids}, "work-summary": [work]})
-    start = rng.randint(1990, 2020)
+    return groups, given, family
 
-    def affiliation(
-        kind: str, put_code: int, role: str, begin: int, end: int | None
-    ) -> dict[str, Any]:
-        return {
-            "affiliation-group": [
-                {
-                    "external-ids": {"external-id": []},
-                    "summaries": [
-                        {
-                            f"{kind}-summary": {
-                                "put-code": put_code,
-                                "department-name": f"Department of {_word(rng, 2)}",
-                                "role-title": role,
-                                "start-date": _orcid_date(
-                                    begin, rng.randint(1, 12) if rng.random() < 0.6 else None
-                                ),
-                                "end-date": _orcid_date(end, None) if end else None,
-                                "organization": _orcid_org(rng),
-                                "url": None,
-                                "external-ids": None,
-                                "display-index": "1",
-                                "visibility": "public",
-                                "path": f"/{orcid}/{kind}/{put_code}",
-                            }
+
+def _orcid_affiliation(
+    rng: random.Random,
+    orcid: str,
+    kind: str,
+    put_code: int,
+    role: str,
+    begin: int,
+    end: int | None,
+) -> dict[str, Any]:
+    return {
+        "affiliation-group": [
+            {
+                "external-ids": {"external-id": []},
+                "summaries": [
+                    {
+                        f"{kind}-summary": {
+                            "put-code": put_code,
+                            "department-name": f"Department of {_word(rng, 2)}",
+                            "role-title": role,
+                            "start-date": _orcid_date(
+                                begin, rng.randint(1, 12) if rng.random() < 0.6 else None
+                            ),
+                            "end-date": _orcid_date(end, None) if end else None,
+                            "organization": _orcid_org(rng),
+                            "url": None,
+                            "external-ids": None,
+                            "display-index": "1",
+                            "visibility": "public",
+                            "path": f"/{orcid}/{kind}/{put_code}",
                         }
-                    ],
-                }
-            ]
-        }
+                    }
+                ],
+            }
+        ]
+    }
 
+
+def _orcid_fundings(rng: random.Random, index: int, start: int) -> dict[str, Any]:
+    return {
+        "group": [
+            {
+                "external-ids": {"external-id": []},
+                "funding-summary": [
+                    {
+                        "put-code": index * 10 + 4,
+                        "title": {
+                            "title": {"value": f"{_word(rng, 2)} networks"},
+                            "translated-title": None,
+                        },
+                        "type": "grant",
+                        "organization": _orcid_org(rng),
+                        "start-date": _orcid_date(start + 6, None),
+                        "end-date": _orcid_date(start + 9, None),
+                        "external-ids": {
+                            "external-id": [
+                                {
+                                    "external-id-type": "grant_number",
+                                    "external-id-value": f"SYN-{index}",
+                                    "external-id-relationship": "self",
+                                }
+                            ]
+                        },
+                        "visibility": "public",
+                        "display-index": "1",
+                    }
+                ],
+            }
+        ]
+    }
+
+
+def _orcid_activities(
+    rng: random.Random, orcid: str, index: int, groups: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The activities summary: an employment and an education, for 30% a distinction, for 30%
+    a funding, and the work groups."""
+    start = rng.randint(1990, 2020)
     activities: dict[str, Any] = {
-        "employments": affiliation(
-            "employment", index * 10 + 5, rng.choice(_ROLES), start + 5, None
+        "employments": _orcid_affiliation(
+            rng, orcid, "employment", index * 10 + 5, rng.choice(_ROLES), start + 5, None
         ),
-        "educations": affiliation("education", index * 10 + 6, "PhD", start, start + 5),
+        "educations": _orcid_affiliation(
+            rng, orcid, "education", index * 10 + 6, "PhD", start, start + 5
+        ),
         "works": {"group": groups},
     }
     if rng.random() < 0.3:
-        activities["distinctions"] = affiliation(
-            "distinction", index * 10 + 7, f"{_word(rng, 2)} Prize", start + 8, None
+        activities["distinctions"] = _orcid_affiliation(
+            rng, orcid, "distinction", index * 10 + 7, f"{_word(rng, 2)} Prize", start + 8, None
         )
     if rng.random() < 0.3:
-        activities["fundings"] = {
-            "group": [
-                {
-                    "external-ids": {"external-id": []},
-                    "funding-summary": [
-                        {
-                            "put-code": index * 10 + 4,
-                            "title": {
-                                "title": {"value": f"{_word(rng, 2)} networks"},
-                                "translated-title": None,
-                            },
-                            "type": "grant",
-                            "organization": _orcid_org(rng),
-                            "start-date": _orcid_date(start + 6, None),
-                            "end-date": _orcid_date(start + 9, None),
-                            "external-ids": {
-                                "external-id": [
-                                    {
-                                        "external-id-type": "grant_number",
-                                        "external-id-value": f"SYN-{index}",
-                                        "external-id-relationship": "self",
-                                    }
-                                ]
-                            },
-                            "visibility": "public",
-                            "display-index": "1",
-                        }
-                    ],
-                }
+        activities["fundings"] = _orcid_fundings(rng, index, start)
+    return activities
+
+
+def _orcid_person(rng: random.Random, orcid: str, given: str, family: str) -> dict[str, Any]:
+    return {
+        "name": {
+            "given-names": {"value": given},
+            "family-name": {"value": family},
+            "credit-name": None,
+            "visibility": "public",
+            "path": orcid,
+        },
+        "other-names": {"other-name": []},
+        "biography": {"content": _abstract(rng), "visibility": "public"}
+        if rng.random() < 0.4
+        else None,
+        "researcher-urls": {"researcher-url": []},
+        "keywords": {
+            "keyword": [
+                {"content": w, "visibility": "public", "display-index": 1}
+                for w in rng.sample(_WORDS, 2)
             ]
-        }
+        },
+        "external-identifiers": {"external-identifier": []},
+        "addresses": {
+            "address": [{"country": {"value": rng.choice(_COUNTRIES)}, "visibility": "public"}]
+        },
+        "path": f"/{orcid}/person",
+    }
+
+
+def orcid_record(
+    index: int, records: int, overlap: dict[int, OpenAlexWork]
+) -> tuple[dict[str, Any], int]:
+    """The record of person `index` (or, for 30%, of the first author of an OpenAlex work, who
+    lists that work first): returns (answer, number of work groups). Its parts draw from one
+    generator, in this order: works, activities, person."""
+    rng = random.Random(f"orcid:{index}")
+    orcid = orcid_id(index)
+    groups, given, family = _orcid_work_groups(rng, orcid, index, records, overlap)
+    activities = _orcid_activities(rng, orcid, index, groups)
     answer = {
         "orcid-identifier": {
             "uri": f"https://orcid.org/{orcid}",
             "path": orcid,
             "host": "orcid.org",
         },
-        "person": {
-            "name": {
-                "given-names": {"value": given},
-                "family-name": {"value": family},
-                "credit-name": None,
-                "visibility": "public",
-                "path": orcid,
-            },
-            "other-names": {"other-name": []},
-            "biography": {"content": _abstract(rng), "visibility": "public"}
-            if rng.random() < 0.4
-            else None,
-            "researcher-urls": {"researcher-url": []},
-            "keywords": {
-                "keyword": [
-                    {"content": w, "visibility": "public", "display-index": 1}
-                    for w in rng.sample(_WORDS, 2)
-                ]
-            },
-            "external-identifiers": {"external-identifier": []},
-            "addresses": {
-                "address": [{"country": {"value": rng.choice(_COUNTRIES)}, "visibility": "public"}]
-            },
-            "path": f"/{orcid}/person",
-        },
+        "person": _orcid_person(rng, orcid, given, family),
         "activities-summary": activities,
         "path": f"/{orcid}",
     }

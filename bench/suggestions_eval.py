@@ -72,6 +72,27 @@ class Corpus:
     citations: list[tuple[int, int]]
 
 
+def _citations_draw(
+    rng: np.random.Generator, work_years: list[int], work_topics: list[int]
+) -> list[tuple[int, int]]:
+    """Up to five citations per work, of earlier works, seven in ten of its own topic."""
+    citations = []
+    by_topic: dict[int, list[int]] = defaultdict(list)
+    for work, (year, topic) in enumerate(zip(work_years, work_topics, strict=True)):
+        for _ in range(5):
+            pool = by_topic[topic] if rng.random() < 0.7 else None
+            if pool:
+                cited = int(pool[int(rng.integers(0, len(pool)))])
+            elif work:
+                cited = int(rng.integers(0, work))
+            else:
+                continue
+            if work_years[cited] < year:
+                citations.append((work, cited))
+        by_topic[topic].append(work)
+    return citations
+
+
 def corpus_build(researchers: int, seed: int) -> Corpus:
     """The synthetic corpus (see the module's docstring)."""
     rng = np.random.default_rng(seed)
@@ -149,20 +170,7 @@ def corpus_build(researchers: int, seed: int) -> Corpus:
     embeddings = np.array(work_latent) + rng.normal(
         scale=WORK_NOISE / np.sqrt(DIMENSIONS), size=(len(work_years), DIMENSIONS)
     )
-    citations = []
-    by_topic: dict[int, list[int]] = defaultdict(list)
-    for work, (year, topic) in enumerate(zip(work_years, work_topics, strict=True)):
-        for _ in range(5):
-            pool = by_topic[topic] if rng.random() < 0.7 else None
-            if pool:
-                cited = int(pool[int(rng.integers(0, len(pool)))])
-            elif work:
-                cited = int(rng.integers(0, work))
-            else:
-                continue
-            if work_years[cited] < year:
-                citations.append((work, cited))
-        by_topic[topic].append(work)
+    citations = _citations_draw(rng, work_years, work_topics)
     return Corpus(
         researchers=researchers,
         topics=topics,

@@ -254,22 +254,13 @@ def _tree(pid: int) -> list[int]:
     return pids
 
 
-def workers_measure(
-    *,
-    processes: int,
-    corpus: Corpus,
-    env: dict[str, str],
-    connection: psycopg.Connection,
-    work_dir: Path,
-    sync: SyncFigures,
-) -> WorkerFigures:
-    application_name = f"bench-workers-{processes}-{os.getpid()}"
-    worker_env = {**env, "PGAPPNAME": application_name}
-    queue = env["CELERY_DEFAULT_QUEUE"]
-    log_path = work_dir / f"worker-bench-{processes}.log"
+def _worker_start(
+    processes: int, worker_env: dict[str, str], queue: str, log_path: Path
+) -> subprocess.Popen:
+    """A Celery worker of `processes` processes on the run's queues, logging to log_path."""
     log_path.unlink(missing_ok=True)
     with log_path.open("wb") as log:
-        worker = subprocess.Popen(
+        return subprocess.Popen(
             [
                 str(CELERY),
                 "-A",
@@ -295,35 +286,85 @@ def workers_measure(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+
+
+def _worker_ready(worker: subprocess.Popen, log_path: Path) -> None:
+    deadline = time.monotonic() + 120
+    while "ready." not in log_path.read_text(errors="replace"):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the worker did not start; see {log_path}")
+        time.sleep(0.2)
+
+
+@dataclass
+class _WorkerRun:
+    run_seconds: float  # until import_openalex returned (the chunks queued)
+    seconds: float  # until the database was complete
+    worker_cpu: float
+    sampler: WorkerSampler
+    machine: MachineCpu
+
+
+def _import_through_workers(
+    worker: subprocess.Popen,
+    *,
+    corpus: Corpus,
+    env: dict[str, str],
+    connection: psycopg.Connection,
+    application_name: str,
+) -> _WorkerRun:
+    """Queue the corpus's import for the worker and wait until the database is complete,
+    sampling the worker's sessions, its CPU and the machine's."""
+    pool = _tree(worker.pid)
+    cpu_before = _worker_cpu_seconds(pool)
+    sampler = WorkerSampler(env["DATABASE_URL"], application_name=application_name)
+    sampler.start()
+    machine = MachineCpu().start()
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "manage.py", "import_openalex", corpus.path, "--no-progress"],
+        env=env,
+        cwd=REPO_ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    run_seconds = time.perf_counter() - started
+    while not complete(connection):
+        time.sleep(0.2)
+    seconds = time.perf_counter() - started
+    machine.stop()
+    sampler.stop()
+    worker_cpu = _worker_cpu_seconds(pool) - cpu_before
+    return _WorkerRun(run_seconds, seconds, worker_cpu, sampler, machine)
+
+
+def workers_measure(
+    *,
+    processes: int,
+    corpus: Corpus,
+    env: dict[str, str],
+    connection: psycopg.Connection,
+    work_dir: Path,
+    sync: SyncFigures,
+) -> WorkerFigures:
+    application_name = f"bench-workers-{processes}-{os.getpid()}"
+    worker_env = {**env, "PGAPPNAME": application_name}
+    log_path = work_dir / f"worker-bench-{processes}.log"
+    worker = _worker_start(processes, worker_env, env["CELERY_DEFAULT_QUEUE"], log_path)
     try:
-        deadline = time.monotonic() + 120
-        while "ready." not in log_path.read_text(errors="replace"):
-            if worker.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the worker did not start; see {log_path}")
-            time.sleep(0.2)
-        pool = _tree(worker.pid)
-        cpu_before = _worker_cpu_seconds(pool)
-        sampler = WorkerSampler(env["DATABASE_URL"], application_name=application_name)
-        sampler.start()
-        machine = MachineCpu().start()
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "manage.py", "import_openalex", corpus.path, "--no-progress"],
+        _worker_ready(worker, log_path)
+        run = _import_through_workers(
+            worker,
+            corpus=corpus,
             env=env,
-            cwd=REPO_ROOT,
-            check=True,
-            stdout=subprocess.DEVNULL,
+            connection=connection,
+            application_name=application_name,
         )
-        run_seconds = time.perf_counter() - started
-        while not complete(connection):
-            time.sleep(0.2)
-        seconds = time.perf_counter() - started
-        machine.stop()
-        sampler.stop()
-        worker_cpu = _worker_cpu_seconds(pool) - cpu_before
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=120)
+    seconds, run_seconds, worker_cpu = run.seconds, run.run_seconds, run.worker_cpu
+    sampler, machine = run.sampler, run.machine
     log = log_path.read_text(errors="replace")
     chunks = _task_seconds(log, "ingest.tasks.import_chunk")
     taken = fingerprint(connection)

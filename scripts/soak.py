@@ -33,7 +33,6 @@ import secrets
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,6 +45,7 @@ from urllib.parse import quote
 
 import httpx
 import psycopg
+from soak_figures import Sample, SoakRun, report_print, soak_report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REPORT = REPO_ROOT / "bench-data" / "soak-report.json"
@@ -257,14 +257,6 @@ class Visitor:
 
 
 @dataclass
-class Sample:
-    at: float
-    kind: str
-    status: int
-    seconds: float
-
-
-@dataclass
 class Recorder:
     samples: list[Sample] = field(default_factory=list)
     failures: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -299,26 +291,7 @@ def browse(
     recorder.add(batch, failures)
 
 
-# --- figures --------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], share: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
-def figures(samples: list[Sample]) -> dict[str, float]:
-    millis = [sample.seconds * 1000 for sample in samples]
-    return {
-        "requests": len(samples),
-        "errors": sum(1 for s in samples if not 200 <= s.status < 400),
-        "server_errors": sum(1 for s in samples if s.status >= 500),
-        "p50_ms": round(percentile(millis, 0.50), 1),
-        "p99_ms": round(percentile(millis, 0.99), 1),
-        "mean_ms": round(statistics.fmean(millis), 1) if millis else 0.0,
-    }
+# --- figures (the report itself: soak_figures.py) -----------------------------------------
 
 
 def memory(gunicorn_master: int, celery: subprocess.Popen) -> dict[str, float | None]:
@@ -331,21 +304,7 @@ def memory(gunicorn_master: int, celery: subprocess.Popen) -> dict[str, float | 
     return readings
 
 
-def main() -> int:
-    """Start gunicorn and a Celery worker, load them for SOAK_SECONDS, report and stop them.
-
-    It stays whole because it is the soak's script: start, load, measure, report, in that
-    order, with the processes' cleanup around all of it."""
-    seconds = _int_env("SOAK_SECONDS", 600)
-    clients = _int_env("SOAK_CLIENTS", 4)
-    workers = _int_env("SOAK_WORKERS", 2)
-    email = os.environ.get("DEMO_ADMIN_EMAIL", "admin@bzpeer.invalid")
-    password = os.environ.get("DEMO_ADMIN_PASSWORD", "bzpeer-demo-admin")
-    targets = targets_from_database()
-    public = [target for target in targets if not target.signed_in_only]
-
-    work_dir = Path(tempfile.mkdtemp(prefix="bzpeer-soak-"))
-    env = server_environment(work_dir / "static")
+def collect_static(env: dict[str, str], work_dir: Path) -> None:
     say(f"collectstatic into {work_dir / 'static'} ...")
     subprocess.run(  # noqa: S603
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
@@ -353,6 +312,95 @@ def main() -> int:
         env=env,
         check=True,
     )
+
+
+def visitors_ready(
+    base: str, targets: list[Target], *, clients: int, email: str, password: str
+) -> tuple[Visitor, list[Visitor]]:
+    """The signed-in member and the other visitors, after one untimed round of every target
+    (a page that fails before the soak stops it)."""
+    member = Visitor(base)
+    member.sign_in(email, password)
+    visitors = [member] + [Visitor(base) for _ in range(clients - 1)]
+    say(f"one untimed round over {len(targets)} pages and API calls ...")
+    for target in targets:
+        status = member.get(target.path).status_code
+        if not 200 <= status < 400:
+            raise SystemExit(f"{target.path} answered {status} before the soak began")
+    return member, visitors
+
+
+def soak(
+    base: str,
+    server: subprocess.Popen,
+    celery: subprocess.Popen,
+    targets: list[Target],
+    *,
+    seconds: int,
+    clients: int,
+    workers: int,
+    member: Visitor,
+    visitors: list[Visitor],
+) -> SoakRun:
+    """Every visitor browses for `seconds` (the member all targets, the others the public
+    ones), with the servers' memory read at the start, each minute and at the end."""
+    public = [target for target in targets if not target.signed_in_only]
+    time.sleep(2)
+    memory_start = memory(server.pid, celery)
+    say(
+        f"soak: {seconds}s, {clients} clients (1 signed in), {workers} gunicorn workers, "
+        f"{base} with bzpeer.settings.production, and a Celery worker"
+    )
+    recorder = Recorder()
+    started = time.monotonic()
+    until = started + seconds
+    threads = [
+        threading.Thread(
+            target=browse,
+            args=(visitor, targets if visitor is member else public, n * 7, until, recorder),
+            daemon=True,
+        )
+        for n, visitor in enumerate(visitors)
+    ]
+    for thread in threads:
+        thread.start()
+    # The workers' memory each minute: growth that levels off is warming up (caches,
+    # prepared statements), growth that goes on is a leak.
+    memory_by_minute: dict[int, dict[str, float | None]] = {0: memory_start}
+    while any(thread.is_alive() for thread in threads):
+        time.sleep(min(60, max(1, until - time.monotonic())))
+        if time.monotonic() < until:
+            elapsed = int(time.monotonic() - started)
+            memory_by_minute[round(elapsed / 60)] = memory(server.pid, celery)
+            say(f"  {elapsed}s ...")
+    for thread in threads:
+        thread.join()
+    memory_end = memory(server.pid, celery)
+    return SoakRun(
+        recorder.samples,
+        recorder.failures,
+        started,
+        memory_start,
+        memory_end,
+        memory_by_minute,
+        server_alive=server.poll() is None,
+        celery_alive=celery.poll() is None,
+    )
+
+
+def main() -> int:
+    """Start gunicorn and a Celery worker, load them for SOAK_SECONDS, report and stop them:
+    start, load, measure, report, in that order, with the processes' cleanup around the load."""
+    seconds = _int_env("SOAK_SECONDS", 600)
+    clients = _int_env("SOAK_CLIENTS", 4)
+    workers = _int_env("SOAK_WORKERS", 2)
+    email = os.environ.get("DEMO_ADMIN_EMAIL", "admin@bzpeer.invalid")
+    password = os.environ.get("DEMO_ADMIN_PASSWORD", "bzpeer-demo-admin")
+    targets = targets_from_database()
+
+    work_dir = Path(tempfile.mkdtemp(prefix="bzpeer-soak-"))
+    env = server_environment(work_dir / "static")
+    collect_static(env, work_dir)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     gunicorn_log, celery_log = work_dir / "gunicorn.log", work_dir / "celery.log"
@@ -368,106 +416,31 @@ def main() -> int:
     )
     try:
         wait_until_up(base, server, gunicorn_log)
-        member = Visitor(base)
-        member.sign_in(email, password)
-        visitors = [member] + [Visitor(base) for _ in range(clients - 1)]
-        say(f"one untimed round over {len(targets)} pages and API calls ...")
-        for target in targets:
-            status = member.get(target.path).status_code
-            if not 200 <= status < 400:
-                raise SystemExit(f"{target.path} answered {status} before the soak began")
-        time.sleep(2)
-        memory_start = memory(server.pid, celery)
-        say(
-            f"soak: {seconds}s, {clients} clients (1 signed in), {workers} gunicorn workers, "
-            f"{base} with bzpeer.settings.production, and a Celery worker"
+        member, visitors = visitors_ready(
+            base, targets, clients=clients, email=email, password=password
         )
-        recorder = Recorder()
-        started = time.monotonic()
-        until = started + seconds
-        threads = [
-            threading.Thread(
-                target=browse,
-                args=(visitor, targets if visitor is member else public, n * 7, until, recorder),
-                daemon=True,
-            )
-            for n, visitor in enumerate(visitors)
-        ]
-        for thread in threads:
-            thread.start()
-        # The workers' memory each minute: growth that levels off is warming up (caches,
-        # prepared statements), growth that goes on is a leak.
-        memory_by_minute: dict[int, dict[str, float | None]] = {0: memory_start}
-        while any(thread.is_alive() for thread in threads):
-            time.sleep(min(60, max(1, until - time.monotonic())))
-            if time.monotonic() < until:
-                elapsed = int(time.monotonic() - started)
-                memory_by_minute[round(elapsed / 60)] = memory(server.pid, celery)
-                say(f"  {elapsed}s ...")
-        for thread in threads:
-            thread.join()
-        memory_end = memory(server.pid, celery)
-        server_alive, celery_alive = server.poll() is None, celery.poll() is None
+        run = soak(
+            base,
+            server,
+            celery,
+            targets,
+            seconds=seconds,
+            clients=clients,
+            workers=workers,
+            member=member,
+            visitors=visitors,
+        )
     finally:
         stop(server)
         stop(celery)
         shutil.rmtree(work_dir / "static", ignore_errors=True)
 
-    samples = recorder.samples
-    overall = figures(samples)
-    overall["requests_per_second"] = round(len(samples) / seconds, 1)
-    by_kind = {
-        kind: figures([s for s in samples if s.kind == kind])
-        for kind in sorted({s.kind for s in samples})
-    }
-    by_minute = {
-        minute: figures([s for s in samples if int((s.at - started) // 60) == minute])
-        for minute in sorted({int((s.at - started) // 60) for s in samples})
-    }
-    report = {
-        "seconds": seconds,
-        "clients": clients,
-        "gunicorn_workers": workers,
-        "cpus": os.cpu_count(),
-        "load_average_at_end": os.getloadavg(),
-        "overall": overall,
-        "by_kind": by_kind,
-        "by_minute": by_minute,
-        "memory_mb_start": memory_start,
-        "memory_mb_end": memory_end,
-        "memory_mb_by_minute": memory_by_minute,
-        "servers_alive_at_end": {"gunicorn": server_alive, "celery": celery_alive},
-        "failures": dict(recorder.failures),
-    }
+    report = soak_report(run, seconds=seconds, clients=clients, workers=workers)
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(json.dumps(report, indent=2))
-
-    say()
-    say(
-        f"{overall['requests']} requests in {seconds}s ({overall['requests_per_second']}/s); "
-        f"errors (not 2xx/3xx): {overall['errors']}, of which 5xx: {overall['server_errors']}; "
-        f"p50 {overall['p50_ms']} ms, p99 {overall['p99_ms']} ms"
-    )
-    say(f"{'kind':<12} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p99 ms':>8}")
-    for kind, row in by_kind.items():
-        say(
-            f"{kind:<12} {row['requests']:>9} {row['errors']:>7} {row['p50_ms']:>8} {row['p99_ms']:>8}"
-        )
-    say(f"{'minute':<12} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p99 ms':>8}")
-    for minute, row in by_minute.items():
-        say(
-            f"{minute:<12} {row['requests']:>9} {row['errors']:>7} {row['p50_ms']:>8} {row['p99_ms']:>8}"
-        )
-    say("resident memory (MB), start -> end, and each minute between:")
-    for name in sorted(set(memory_start) | set(memory_end)):
-        minutes = " ".join(str(readings.get(name)) for readings in memory_by_minute.values())
-        say(f"  {name:<28} {memory_start.get(name)} -> {memory_end.get(name)}   [{minutes}]")
-    if not (server_alive and celery_alive):
-        say(f"a server stopped during the soak: gunicorn {server_alive}, celery {celery_alive}")
-    for failure, count in sorted(recorder.failures.items(), key=lambda item: -item[1])[:20]:
-        say(f"  failed {count}x: {failure}")
-    say(f"figures in {REPORT.relative_to(REPO_ROOT)}; server logs in {work_dir}")
-    return 0 if overall["errors"] == 0 and server_alive and celery_alive else 1
+    report_print(report, run, report_path=REPORT.relative_to(REPO_ROOT), work_dir=work_dir)
+    overall = report["overall"]
+    return 0 if overall["errors"] == 0 and run.server_alive and run.celery_alive else 1
 
 
 if __name__ == "__main__":

@@ -51,37 +51,25 @@ def _rows_move(
     return rows.filter(researcher=source).update(researcher=survivor)
 
 
-@retry_on_lock_conflict
-@transaction.atomic
-def researcher_merge(
-    *, source: Researcher, survivor: Researcher, moderator: User | None, reason: str
-) -> Researcher:
-    """Merge `source` into `survivor`: authorships, the works its ORCID record lists, follows,
-    claims (with their vouches), disputes, split requests and affiliations move to the
-    survivor; the source keeps its row (and slug) with merged_into set, so its URL redirects.
-    Counts and trust are refreshed. moderator None is the system (an OpenAlex merge applied by
-    an import).
+def _pair_lock(*, source: Researcher, survivor: Researcher) -> tuple[Researcher, Researcher]:
+    """Lock both rows and return them fresh, as (source, survivor).
 
-    Refused when the two are the same, either is already merged, they carry different ORCID
-    iDs (two people), or both have (different) approved claimants: wrong merges of namesakes
-    are worse than duplicates.
-
-    It stays whole because every step runs under the same row locks in one transaction, in an
-    order that keeps foreign keys valid; each step is a helper call or one statement.
+    Both rows locked in one statement, in ascending id order (PostgreSQL locks the rows as the
+    sorted scan returns them). Two merges of the same pair in opposite directions then queue on
+    the same first row instead of each holding one row while waiting for the other (a
+    deadlock); the one that waited finds the pair merged and is refused.
     """
-    if source.pk == survivor.pk:
-        raise ClaimError("Choose two different records.")
-    # Both rows locked in one statement, in ascending id order (PostgreSQL locks the rows as
-    # the sorted scan returns them). Two merges of the same pair in opposite directions then
-    # queue on the same first row instead of each holding one row while waiting for the other
-    # (a deadlock); the one that waited finds the pair merged and is refused.
     locked = {
         researcher.pk: researcher
         for researcher in Researcher.objects.select_for_update()
         .filter(pk__in=[source.pk, survivor.pk])
         .order_by("pk")
     }
-    source, survivor = locked[source.pk], locked[survivor.pk]
+    return locked[source.pk], locked[survivor.pk]
+
+
+def _merge_refusals_check(*, source: Researcher, survivor: Researcher) -> None:
+    """Raise ClaimError when the locked pair may not be merged (see researcher_merge)."""
     if source.merged_into_id or survivor.merged_into_id:
         raise ClaimError("One of the records is already merged into another.")
     if source.orcid and survivor.orcid and source.orcid != survivor.orcid:
@@ -93,6 +81,10 @@ def researcher_merge(
     ):
         raise ClaimError("Both records have different approved claimants.")
 
+
+def _rows_to_survivor(*, source: Researcher, survivor: Researcher) -> dict[str, int]:
+    """Move the rows that point at the source to the survivor (where both have one, the
+    survivor's stands); return how many of each kind moved, for the audit entry."""
     moved = {}
     moved["authorships"] = Authorship.objects.filter(researcher=source).update(researcher=survivor)
     # The works the source's ORCID record lists are the survivor's (a work listed without a
@@ -122,7 +114,13 @@ def researcher_merge(
         ).values("work")
     ).delete()
     SplitRequest.objects.filter(researcher=source).update(researcher=survivor)
+    return moved
 
+
+def _records_fold(*, source: Researcher, survivor: Researcher) -> None:
+    """Mark the source merged and give the survivor what the source carried: its names, the
+    identifiers the survivor lacks (taken off the source first, as they are unique), its
+    claimant, and the followers count of the moved follows."""
     source_claimant = source.claimed_by_id
     names = [source.display_name, *(source.alternate_names or [])]
     survivor.alternate_names = list(
@@ -160,6 +158,32 @@ def researcher_merge(
     survivor.followers_count = Follow.objects.filter(researcher=survivor).count()
     survivor.save(update_fields=["followers_count"])
     Researcher.objects.filter(pk=source.pk).update(followers_count=0)
+
+
+@retry_on_lock_conflict
+@transaction.atomic
+def researcher_merge(
+    *, source: Researcher, survivor: Researcher, moderator: User | None, reason: str
+) -> Researcher:
+    """Merge `source` into `survivor`: authorships, the works its ORCID record lists, follows,
+    claims (with their vouches), disputes, split requests and affiliations move to the
+    survivor; the source keeps its row (and slug) with merged_into set, so its URL redirects.
+    Counts and trust are refreshed. moderator None is the system (an OpenAlex merge applied by
+    an import).
+
+    Refused when the two are the same, either is already merged, they carry different ORCID
+    iDs (two people), or both have (different) approved claimants: wrong merges of namesakes
+    are worse than duplicates.
+
+    Every step runs under the same row locks in one transaction, in an order that keeps
+    foreign keys valid: rows first, then the two records, then the follow-ups.
+    """
+    if source.pk == survivor.pk:
+        raise ClaimError("Choose two different records.")
+    source, survivor = _pair_lock(source=source, survivor=survivor)
+    _merge_refusals_check(source=source, survivor=survivor)
+    moved = _rows_to_survivor(source=source, survivor=survivor)
+    _records_fold(source=source, survivor=survivor)
 
     researcher_metrics_refresh(researcher_ids=[source.pk, survivor.pk])
     # The moved bylines change coauthor edges of both records and of their coauthors.

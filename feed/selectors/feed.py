@@ -199,24 +199,9 @@ _FOLLOWED_WORK_CONDITION = """    WHERE EXISTS (
 """
 
 
-@cache
-def _page_sql(limit: int, scan_from_follows: int, scan_budget: int) -> str:
-    """The page statement for pages of `limit` rows: path A (the arrival scan) or path B (steps
-    1 to 3 of the per-follow probes), then the page's works with their "because". The numbers
-    are written into the statement, not passed: a prepared statement's generic plan (no
-    planning per run) is only chosen when its costs, which a LIMIT of unknown size inflates,
-    are those of the custom plans. It is the text of one statement, read top to bottom, which
-    is why it stays whole at about a hundred lines."""
-    final = f"""SELECT p.work_created_at, {_WORK_COLUMNS},
-{_BECAUSE_COLUMNS.format(work_id="w.id")},
-       (SELECT read_through FROM watermark)
-FROM page p
-JOIN publications_work w ON w.id = p.work_id
-LEFT JOIN publications_source s ON s.id = w.source_id
-ORDER BY p.work_created_at DESC, p.work_id DESC
-"""
-    return f"""
-WITH {_FOLLOWED},
+def _page_path_a_sql(limit: int, scan_from_follows: int, scan_budget: int) -> str:
+    """The page statement's follow count and path A (the arrival scan), as CTEs."""
+    return f"""\
 -- How many records the user follows (unmuted): path A is tried from scan_from_follows on, and
 -- reads at most that many works times scan_budget.
 follow_count AS MATERIALIZED (
@@ -239,6 +224,13 @@ scanned AS MATERIALIZED (
     ) w
 {_FOLLOWED_WORK_CONDITION}    ORDER BY w.created_at DESC, w.id DESC LIMIT {limit}
 ),
+"""
+
+
+def _page_path_b_sql(limit: int) -> str:
+    """The page statement's path B, steps 1 and 2 (each follow's newest arrival, the floor),
+    as CTEs."""
+    return f"""\
 -- Path B when path A was not tried or found less than a page within its budget.
 path_b AS MATERIALIZED (
     SELECT (SELECT count(*) FROM scanned) < {limit} AS needed
@@ -273,6 +265,13 @@ bound AS MATERIALIZED (
     SELECT coalesce((SELECT work_created_at FROM floor_row), '-infinity') AS at,
            coalesce((SELECT work_id FROM floor_row), 0) AS id
 ),
+"""
+
+
+def _page_rows_sql(limit: int) -> str:
+    """The page statement's path B, step 3 (the works between the floor and the cursor), and
+    the page: path A's rows or path B's, as CTEs."""
+    return f"""\
 -- Step 3: only the records whose newest arrival reaches the floor can have works on the page;
 -- each reads its works between the floor and the cursor, at most a page.
 candidates AS (
@@ -304,7 +303,33 @@ page AS MATERIALIZED (
      WHERE (SELECT needed FROM path_b)
      ORDER BY work_created_at DESC, work_id DESC LIMIT {limit})
 )
-{final}"""
+"""
+
+
+@cache
+def _page_sql(limit: int, scan_from_follows: int, scan_budget: int) -> str:
+    """The page statement for pages of `limit` rows: path A (the arrival scan) or path B (steps
+    1 to 3 of the per-follow probes), then the page's works with their "because". The numbers
+    are written into the statement, not passed: a prepared statement's generic plan (no
+    planning per run) is only chosen when its costs, which a LIMIT of unknown size inflates,
+    are those of the custom plans. Its CTEs, read top to bottom, come from the three functions
+    above, in order."""
+    final = f"""SELECT p.work_created_at, {_WORK_COLUMNS},
+{_BECAUSE_COLUMNS.format(work_id="w.id")},
+       (SELECT read_through FROM watermark)
+FROM page p
+JOIN publications_work w ON w.id = p.work_id
+LEFT JOIN publications_source s ON s.id = w.source_id
+ORDER BY p.work_created_at DESC, p.work_id DESC
+"""
+    ctes = (
+        _page_path_a_sql(limit, scan_from_follows, scan_budget)
+        + _page_path_b_sql(limit)
+        + _page_rows_sql(limit)
+    )
+    return f"""
+WITH {_FOLLOWED},
+{ctes}{final}"""
 
 
 def _page_statement(limit: int) -> str:

@@ -110,6 +110,154 @@ def _run_in_threads(jobs: list[Callable[[], None]], *, workers: int) -> None:
             future.result()
 
 
+def _sql(statement: str, params: dict[str, Any] | None = None, *, work_mem: str) -> None:
+    """Run one statement on a cursor of its own, with the rebuild's work_mem."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET work_mem = '{work_mem}'")
+        cursor.execute(statement, params)
+
+
+def _bylines_snapshot(*, work_mem: str) -> None:
+    """Drop what a failed rebuild left, read every byline into a table of its own and create
+    the empty tables the slices write into. Caller holds the edges lock."""
+    _sql(
+        "DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_bylines,"
+        " graph_rebuild_close, graph_closecollaboratorscount_build",
+        work_mem=work_mem,
+    )
+    # One snapshot for both: the bylines and refreshes pending now are in the authorships
+    # read here, so they are dropped; those committed later stay pending and are applied
+    # afterwards.
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute("DELETE FROM graph_pendingbyline")
+        cursor.execute("DELETE FROM graph_pendingedgerefresh")
+        cursor.execute(
+            f"""
+        CREATE UNLOGGED TABLE graph_rebuild_bylines AS
+        SELECT array_agg(DISTINCT au.researcher_id ORDER BY au.researcher_id)
+                   AS researcher_ids,
+               (round(1::numeric / (w.authors_count - 1), 12) * 1000000000000)::bigint
+                   AS share_units,
+               w.publication_year
+        FROM publications_authorship au JOIN publications_work w ON w.id = au.work_id
+        WHERE au.researcher_id IS NOT NULL
+          AND w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
+        GROUP BY au.work_id, w.authors_count, w.publication_year
+        HAVING count(DISTINCT au.researcher_id) >= 2
+        """
+        )
+    _sql("ANALYZE graph_rebuild_bylines", work_mem=work_mem)
+    _sql(
+        "CREATE TABLE graph_coauthoredge_build"
+        " (LIKE graph_coauthoredge INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"
+        f" WITH (fillfactor = {EDGES_FILLFACTOR})",
+        work_mem=work_mem,
+    )
+    _sql(
+        "CREATE UNLOGGED TABLE graph_rebuild_close"
+        " (researcher_id bigint NOT NULL, close_collaborators_count integer NOT NULL)",
+        work_mem=work_mem,
+    )
+
+
+def _pairs_build(
+    *, slices: int, workers: int, work_mem: str, say: Callable[[str], None]
+) -> list[int]:
+    """Write every slice's edges and its part of the close-collaborators counts, `workers`
+    slices at once; return the number of edges of each slice, in the order they finished."""
+    slice_edges: list[int] = []
+
+    def build_slice(number: int) -> Callable[[], None]:
+        def job() -> None:
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET work_mem = '{work_mem}'")
+                # The planner takes each unnest for 100 rows, so it costs a slice at
+                # ~100 times its size and would spend ~0.2 s compiling it (JIT) for nothing.
+                cursor.execute("SET jit = off")
+                cursor.execute(_REBUILD_SLICE_SQL, {"slices": slices, "slice": number})
+                slice_edges.append(cursor.fetchone()[0])
+            say(f"slice {number + 1}/{slices}")
+
+        return job
+
+    _run_in_threads([build_slice(n) for n in range(slices)], workers=workers)
+    return slice_edges
+
+
+def _indexes_and_counts_build(*, work_mem: str, maintenance_work_mem: str) -> float:
+    """Build the new edges' two indexes while a third connection writes the new counts table;
+    return the seconds the counts took.
+
+    maintenance_work_mem is set for the builds, not left to the server: more is slower here. On
+    the 1M-work bench (22M rows, two builds at once) 64MB took 12 s, 1GB 15-18 s and 2GB 19 s:
+    the external sort's small runs stay in the CPU caches, one big in-memory sort does not.
+    """
+    close_seconds: list[float] = []
+
+    def index(statement: str) -> Callable[[], None]:
+        def job() -> None:
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET maintenance_work_mem = '{maintenance_work_mem}'")
+                cursor.execute(statement)
+
+        return job
+
+    def close_counts() -> None:
+        close_began = time.monotonic()
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET work_mem = '{work_mem}'")
+            for statement in _REBUILD_CLOSE_SQL:
+                cursor.execute(statement)
+        close_seconds.append(time.monotonic() - close_began)
+
+    _run_in_threads(
+        [
+            index(
+                "CREATE UNIQUE INDEX graph_coauthoredge_build_pkey"
+                " ON graph_coauthoredge_build (researcher_a_id, researcher_b_id)"
+            ),
+            index(
+                "CREATE INDEX graph_coauthoredge_build_b_idx"
+                " ON graph_coauthoredge_build (researcher_b_id, researcher_a_id)"
+            ),
+            close_counts,
+        ],
+        workers=3,
+    )
+    return close_seconds[0]
+
+
+def _tables_swap(*, work_mem: str) -> None:
+    """Put the new edges and counts in place of the old ones in one short transaction (the
+    only moment pages wait), drop the work tables and analyze the new ones."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            """
+            ALTER TABLE graph_coauthoredge_build ADD CONSTRAINT graph_coauthoredge_build_pkey
+                PRIMARY KEY USING INDEX graph_coauthoredge_build_pkey;
+            ALTER TABLE graph_closecollaboratorscount_build
+                ADD CONSTRAINT graph_closecollaboratorscount_build_pkey
+                PRIMARY KEY USING INDEX graph_closecollaboratorscount_build_pkey;
+            LOCK TABLE graph_coauthoredge, graph_closecollaboratorscount
+                IN ACCESS EXCLUSIVE MODE;
+            DROP TABLE graph_coauthoredge, graph_closecollaboratorscount;
+            ALTER TABLE graph_coauthoredge_build RENAME TO graph_coauthoredge;
+            ALTER TABLE graph_coauthoredge
+                RENAME CONSTRAINT graph_coauthoredge_build_pkey TO graph_coauthoredge_pkey;
+            ALTER INDEX graph_coauthoredge_build_b_idx RENAME TO coauthor_edge_b_idx;
+            ALTER TABLE graph_closecollaboratorscount_build
+                RENAME TO graph_closecollaboratorscount;
+            ALTER TABLE graph_closecollaboratorscount
+                RENAME CONSTRAINT graph_closecollaboratorscount_build_pkey
+                TO graph_closecollaboratorscount_pkey;
+            DROP TABLE graph_rebuild_bylines, graph_rebuild_close;
+            """
+        )
+    _sql("ANALYZE graph_coauthoredge", work_mem=work_mem)
+    _sql("ANALYZE graph_closecollaboratorscount", work_mem=work_mem)
+
+
 def coauthor_edges_rebuild(
     *,
     slices: int = 16,
@@ -128,11 +276,7 @@ def coauthor_edges_rebuild(
     replace the old ones in one short transaction. Pages keep reading the old edges and counts
     until then. Refreshes after import batches wait for the
     rebuild (the edges lock), and the ones that queued up meanwhile are drained afterwards by
-    the caller.
-
-    It stays whole because it is one sequence of set-based statements (new tables, filled,
-    indexed, swapped in under one lock) whose order is the point; each step is commented where
-    it happens.
+    the caller. The steps run in this order, each timed, all under the edges lock.
     """
     say = on_progress or (lambda step: None)
     steps: dict[str, float] = {}
@@ -142,140 +286,27 @@ def coauthor_edges_rebuild(
         steps[name] = round(time.monotonic() - began, 3)
         say(name)
 
-    def sql(statement: str, params: dict[str, Any] | None = None) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute(f"SET work_mem = '{work_mem}'")
-            cursor.execute(statement, params)
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [EDGES_LOCK_KEY])
     try:
         began = time.monotonic()
-        sql(
-            "DROP TABLE IF EXISTS graph_coauthoredge_build, graph_rebuild_bylines,"
-            " graph_rebuild_close, graph_closecollaboratorscount_build"
-        )
-        # One snapshot for both: the bylines and refreshes pending now are in the authorships
-        # read here, so they are dropped; those committed later stay pending and are applied
-        # afterwards.
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            cursor.execute("DELETE FROM graph_pendingbyline")
-            cursor.execute("DELETE FROM graph_pendingedgerefresh")
-            cursor.execute(
-                f"""
-            CREATE UNLOGGED TABLE graph_rebuild_bylines AS
-            SELECT array_agg(DISTINCT au.researcher_id ORDER BY au.researcher_id)
-                       AS researcher_ids,
-                   (round(1::numeric / (w.authors_count - 1), 12) * 1000000000000)::bigint
-                       AS share_units,
-                   w.publication_year
-            FROM publications_authorship au JOIN publications_work w ON w.id = au.work_id
-            WHERE au.researcher_id IS NOT NULL
-              AND w.authors_count BETWEEN 2 AND {MAX_AUTHORS_FOR_EDGES}
-            GROUP BY au.work_id, w.authors_count, w.publication_year
-            HAVING count(DISTINCT au.researcher_id) >= 2
-            """
-            )
-        sql("ANALYZE graph_rebuild_bylines")
-        sql(
-            "CREATE TABLE graph_coauthoredge_build"
-            " (LIKE graph_coauthoredge INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"
-            f" WITH (fillfactor = {EDGES_FILLFACTOR})"
-        )
-        sql(
-            "CREATE UNLOGGED TABLE graph_rebuild_close"
-            " (researcher_id bigint NOT NULL, close_collaborators_count integer NOT NULL)"
-        )
+        _bylines_snapshot(work_mem=work_mem)
         step("authorships", began)
 
         began = time.monotonic()
-        slice_edges: list[int] = []
-
-        def build_slice(number: int) -> Callable[[], None]:
-            def job() -> None:
-                with connection.cursor() as cursor:
-                    cursor.execute(f"SET work_mem = '{work_mem}'")
-                    # The planner takes each unnest for 100 rows, so it costs a slice at
-                    # ~100 times its size and would spend ~0.2 s compiling it (JIT) for nothing.
-                    cursor.execute("SET jit = off")
-                    cursor.execute(_REBUILD_SLICE_SQL, {"slices": slices, "slice": number})
-                    slice_edges.append(cursor.fetchone()[0])
-                say(f"slice {number + 1}/{slices}")
-
-            return job
-
-        _run_in_threads([build_slice(n) for n in range(slices)], workers=workers)
+        slice_edges = _pairs_build(slices=slices, workers=workers, work_mem=work_mem, say=say)
         step("pairs", began)
 
-        # The new counts table is written on a third connection while the two indexes are
-        # built; the new tables replace the old ones in the swap below. maintenance_work_mem
-        # is set for the builds, not left to the server: more is slower here. On the 1M-work
-        # bench (22M rows, two builds at once) 64MB took 12 s, 1GB 15-18 s and 2GB 19 s: the
-        # external sort's small runs stay in the CPU caches, one big in-memory sort does not.
         began = time.monotonic()
-        close_seconds: list[float] = []
-
-        def index(statement: str) -> Callable[[], None]:
-            def job() -> None:
-                with connection.cursor() as cursor:
-                    cursor.execute(f"SET maintenance_work_mem = '{maintenance_work_mem}'")
-                    cursor.execute(statement)
-
-            return job
-
-        def close_counts() -> None:
-            close_began = time.monotonic()
-            with connection.cursor() as cursor:
-                cursor.execute(f"SET work_mem = '{work_mem}'")
-                for statement in _REBUILD_CLOSE_SQL:
-                    cursor.execute(statement)
-            close_seconds.append(time.monotonic() - close_began)
-
-        _run_in_threads(
-            [
-                index(
-                    "CREATE UNIQUE INDEX graph_coauthoredge_build_pkey"
-                    " ON graph_coauthoredge_build (researcher_a_id, researcher_b_id)"
-                ),
-                index(
-                    "CREATE INDEX graph_coauthoredge_build_b_idx"
-                    " ON graph_coauthoredge_build (researcher_b_id, researcher_a_id)"
-                ),
-                close_counts,
-            ],
-            workers=3,
+        close_seconds = _indexes_and_counts_build(
+            work_mem=work_mem, maintenance_work_mem=maintenance_work_mem
         )
-        steps["close collaborators"] = round(close_seconds[0], 3)
+        steps["close collaborators"] = round(close_seconds, 3)
         say("close collaborators")
         step("indexes", began)
 
         began = time.monotonic()
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(
-                """
-                ALTER TABLE graph_coauthoredge_build ADD CONSTRAINT graph_coauthoredge_build_pkey
-                    PRIMARY KEY USING INDEX graph_coauthoredge_build_pkey;
-                ALTER TABLE graph_closecollaboratorscount_build
-                    ADD CONSTRAINT graph_closecollaboratorscount_build_pkey
-                    PRIMARY KEY USING INDEX graph_closecollaboratorscount_build_pkey;
-                LOCK TABLE graph_coauthoredge, graph_closecollaboratorscount
-                    IN ACCESS EXCLUSIVE MODE;
-                DROP TABLE graph_coauthoredge, graph_closecollaboratorscount;
-                ALTER TABLE graph_coauthoredge_build RENAME TO graph_coauthoredge;
-                ALTER TABLE graph_coauthoredge
-                    RENAME CONSTRAINT graph_coauthoredge_build_pkey TO graph_coauthoredge_pkey;
-                ALTER INDEX graph_coauthoredge_build_b_idx RENAME TO coauthor_edge_b_idx;
-                ALTER TABLE graph_closecollaboratorscount_build
-                    RENAME TO graph_closecollaboratorscount;
-                ALTER TABLE graph_closecollaboratorscount
-                    RENAME CONSTRAINT graph_closecollaboratorscount_build_pkey
-                    TO graph_closecollaboratorscount_pkey;
-                DROP TABLE graph_rebuild_bylines, graph_rebuild_close;
-                """
-            )
-        sql("ANALYZE graph_coauthoredge")
-        sql("ANALYZE graph_closecollaboratorscount")
+        _tables_swap(work_mem=work_mem)
         step("swap", began)
         edges = sum(slice_edges)
     finally:

@@ -4,12 +4,12 @@ versions (preprint and published). Set-based: one DELETE and one COPY/INSERT per
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from researchers.names import normalize_name
 
-from ..records import OPENALEX, TopicRecord, WorkRecord
+from ..records import OPENALEX, AuthorRef, AuthorshipRecord, TopicRecord, WorkRecord
 from .authors import NameMention, researchers_by_orcid, researchers_for_mentions
 from .identity import is_publisher_doi, orcid_is_valid
 from .staging import Cursor, Warning_, WriteResult, copy_rows, ids_by_key, stage_rows
@@ -27,22 +27,22 @@ def category_topic(code: str) -> TopicRecord:
     )
 
 
-def write_bylines(
-    cursor: Cursor,
-    records: Sequence[WorkRecord],
-    *,
-    targets: Sequence[tuple[int, list[int], dict[str, Any]]],
-    arrivals: dict[int, Any],
-    openalex_researcher_ids: dict[str, int],
-    result: WriteResult,
-) -> None:
-    """Replace the byline of each work whose shown byline (merge.py: byline_origin) comes from a
-    record of this batch. targets: (work id, the batch's record indexes, merged fields).
+_AUTHORSHIP_COLUMNS = [
+    ("work_id", "int8"),
+    ("researcher_id", "int8"),
+    ("position", "int2"),
+    ("raw_name", "text"),
+    ("is_corresponding", "bool"),
+    ("institution_ids", "int8[]"),
+    ("affiliation_names", "varchar[]"),
+    ("work_created_at", "timestamptz"),
+]
 
-    It stays whole because its steps run in order on one cursor (choose each work's byline
-    record, delete the old bylines, resolve the authors, copy the new rows) and hand each
-    other the ids they found.
-    """
+
+def _byline_records(
+    records: Sequence[WorkRecord], targets: Sequence[tuple[int, list[int], dict[str, Any]]]
+) -> list[tuple[int, WorkRecord]]:
+    """(work id, record) for each work whose shown byline comes from a record of this batch."""
     chosen: list[tuple[int, WorkRecord]] = []
     for work_id, indexes, merged in targets:
         for index in indexes:
@@ -53,25 +53,54 @@ def write_bylines(
             ):
                 chosen.append((work_id, record))
                 break
-    if not chosen:
-        return
-    cursor.execute(
-        "DELETE FROM publications_authorship WHERE work_id = ANY(%s) RETURNING researcher_id",
-        [[work_id for work_id, _ in chosen]],
-    )
-    unlinked = {rid for (rid,) in cursor.fetchall() if rid}
-    result.touched_researcher_ids.update(unlinked)
+    return chosen
 
-    orcid_authors = [
-        a.author
-        for _, r in chosen
-        for a in r.authorships
-        if a.author
-        and not a.author.openalex_id
-        and a.author.orcid
-        and orcid_is_valid(a.author.orcid)
-    ]
-    by_orcid = researchers_by_orcid(cursor, orcid_authors)
+
+def _mention(
+    work_id: int,
+    r: WorkRecord,
+    a: AuthorshipRecord,
+    author: AuthorRef,
+    *,
+    resolved_ids: frozenset[int],
+    topic_keys: frozenset[str],
+) -> NameMention:
+    """The name of a byline slot with no identifier, with what the byline says around it."""
+    name = author.display_name or a.raw_name
+    return NameMention(
+        r.origin,
+        r.origin_key[:400],
+        normalize_name(name)[:500],
+        name,
+        given_name=author.given_name,
+        family_name=author.family_name,
+        dblp=author.dblp,
+        coauthor_ids=resolved_ids,
+        institution_openalex_ids=frozenset(i.openalex_id for i in a.institutions),
+        affiliation_names=a.affiliation_names,
+        work_id=work_id,
+        coauthor_names=tuple(
+            other.author.display_name or other.raw_name
+            if other.author is not None
+            else other.raw_name
+            for other in r.authorships
+            if other.position != a.position
+        )
+        if len(r.authorships) <= MAX_AUTHORS_FOR_EVIDENCE
+        else (),
+        topic_keys=topic_keys,
+    )
+
+
+def _name_mentions(
+    chosen: Sequence[tuple[int, WorkRecord]],
+    *,
+    openalex_researcher_ids: dict[str, int],
+    by_orcid: dict[str, int],
+    result: WriteResult,
+) -> dict[tuple[int, int], NameMention]:
+    """The slots of non-OpenAlex bylines that carry no usable identifier, by (work id,
+    position), for the name resolver; an ORCID iD failing its checksum gets a warning."""
     mentions: dict[tuple[int, int], NameMention] = {}
     for work_id, r in chosen:
         # The byline's identified authors: the name resolver's evidence (writer/resolver.py).
@@ -101,49 +130,27 @@ def write_bylines(
                         f"ORCID iD {author.orcid} of {a.raw_name!r} fails its checksum; ignored",
                     )
                 )
-            name = author.display_name or a.raw_name
-            mentions[(work_id, a.position)] = NameMention(
-                r.origin,
-                r.origin_key[:400],
-                normalize_name(name)[:500],
-                name,
-                given_name=author.given_name,
-                family_name=author.family_name,
-                dblp=author.dblp,
-                coauthor_ids=resolved_ids,
-                institution_openalex_ids=frozenset(i.openalex_id for i in a.institutions),
-                affiliation_names=a.affiliation_names,
-                work_id=work_id,
-                coauthor_names=tuple(
-                    other.author.display_name or other.raw_name
-                    if other.author is not None
-                    else other.raw_name
-                    for other in r.authorships
-                    if other.position != a.position
-                )
-                if len(r.authorships) <= MAX_AUTHORS_FOR_EVIDENCE
-                else (),
-                topic_keys=topic_keys,
+            mentions[(work_id, a.position)] = _mention(
+                work_id, r, a, author, resolved_ids=resolved_ids, topic_keys=topic_keys
             )
-    by_mention = researchers_for_mentions(cursor, list(mentions.values()))
-    institution_ids = ids_by_key(
-        cursor,
-        "researchers_institution",
-        "openalex_id",
-        {i.openalex_id for _, r in chosen for a in r.authorships for i in a.institutions},
-    )
+    return mentions
+
+
+def _authorship_rows(
+    chosen: Sequence[tuple[int, WorkRecord]],
+    *,
+    researcher_of: Callable[[int, AuthorshipRecord], int | None],
+    institution_ids: dict[str, int],
+    arrivals: dict[int, Any],
+    unlinked: set[int],
+    result: WriteResult,
+) -> list[tuple[Any, ...]]:
+    """The new authorship rows, in _AUTHORSHIP_COLUMNS order; each researcher linked is touched
+    and no longer unlinked."""
     rows = []
     for work_id, r in chosen:
         for a in r.authorships:
-            author = a.author
-            researcher_id = None
-            if author is not None:
-                if author.openalex_id:
-                    researcher_id = openalex_researcher_ids.get(author.openalex_id)
-                elif author.orcid and author.orcid in by_orcid:
-                    researcher_id = by_orcid[author.orcid]
-                elif (work_id, a.position) in mentions:
-                    researcher_id = by_mention.get(mentions[(work_id, a.position)])
+            researcher_id = researcher_of(work_id, a)
             if researcher_id:
                 result.touched_researcher_ids.add(researcher_id)
                 unlinked.discard(researcher_id)
@@ -163,22 +170,76 @@ def write_bylines(
                     arrivals[work_id],
                 )
             )
-    result.unlinked_researcher_ids |= unlinked
-    copy_rows(
-        cursor,
-        "publications_authorship",
-        [
-            ("work_id", "int8"),
-            ("researcher_id", "int8"),
-            ("position", "int2"),
-            ("raw_name", "text"),
-            ("is_corresponding", "bool"),
-            ("institution_ids", "int8[]"),
-            ("affiliation_names", "varchar[]"),
-            ("work_created_at", "timestamptz"),
-        ],
-        rows,
+    return rows
+
+
+def write_bylines(
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    *,
+    targets: Sequence[tuple[int, list[int], dict[str, Any]]],
+    arrivals: dict[int, Any],
+    openalex_researcher_ids: dict[str, int],
+    result: WriteResult,
+) -> None:
+    """Replace the byline of each work whose shown byline (merge.py: byline_origin) comes from a
+    record of this batch. targets: (work id, the batch's record indexes, merged fields).
+
+    Its steps run in order on one cursor: choose each work's byline record, delete the old
+    bylines, resolve the authors (OpenAlex id, ORCID iD, else the name), copy the new rows.
+    """
+    chosen = _byline_records(records, targets)
+    if not chosen:
+        return
+    cursor.execute(
+        "DELETE FROM publications_authorship WHERE work_id = ANY(%s) RETURNING researcher_id",
+        [[work_id for work_id, _ in chosen]],
     )
+    unlinked = {rid for (rid,) in cursor.fetchall() if rid}
+    result.touched_researcher_ids.update(unlinked)
+
+    orcid_authors = [
+        a.author
+        for _, r in chosen
+        for a in r.authorships
+        if a.author
+        and not a.author.openalex_id
+        and a.author.orcid
+        and orcid_is_valid(a.author.orcid)
+    ]
+    by_orcid = researchers_by_orcid(cursor, orcid_authors)
+    mentions = _name_mentions(
+        chosen, openalex_researcher_ids=openalex_researcher_ids, by_orcid=by_orcid, result=result
+    )
+    by_mention = researchers_for_mentions(cursor, list(mentions.values()))
+    institution_ids = ids_by_key(
+        cursor,
+        "researchers_institution",
+        "openalex_id",
+        {i.openalex_id for _, r in chosen for a in r.authorships for i in a.institutions},
+    )
+
+    def researcher_of(work_id: int, a: AuthorshipRecord) -> int | None:
+        author = a.author
+        if author is not None:
+            if author.openalex_id:
+                return openalex_researcher_ids.get(author.openalex_id)
+            if author.orcid and author.orcid in by_orcid:
+                return by_orcid[author.orcid]
+            if (work_id, a.position) in mentions:
+                return by_mention.get(mentions[(work_id, a.position)])
+        return None
+
+    rows = _authorship_rows(
+        chosen,
+        researcher_of=researcher_of,
+        institution_ids=institution_ids,
+        arrivals=arrivals,
+        unlinked=unlinked,
+        result=result,
+    )
+    result.unlinked_researcher_ids |= unlinked
+    copy_rows(cursor, "publications_authorship", _AUTHORSHIP_COLUMNS, rows)
 
 
 def write_work_topics(

@@ -72,6 +72,164 @@ def _find_existing(
     return cursor.fetchall()
 
 
+@dataclass
+class _Assignment:
+    """The batch's targets as they are found: by work id, by the identifier keys that lead to
+    them, and which targets were united into which (merged_into, by Target.ref)."""
+
+    targets: list[Target] = field(default_factory=list)
+    by_id: dict[int, Target] = field(default_factory=dict)
+    keys: dict[tuple[str, str], Target] = field(default_factory=dict)
+    merged_into: dict[int, Target] = field(default_factory=dict)
+
+    def existing(self, work_id: int, openalex_id: str | None) -> Target:
+        """The target of a stored work, added the first time it is met."""
+        if work_id not in self.by_id:
+            self.by_id[work_id] = Target(len(self.targets), work_id, openalex_id)
+            self.targets.append(self.by_id[work_id])
+        return self.by_id[work_id]
+
+    def find(self, target: Target) -> Target:
+        """The target `target` was united into, or itself."""
+        while target.ref in self.merged_into:
+            target = self.merged_into[target.ref]
+        return target
+
+    def unite(self, candidates: list[Target]) -> Target:
+        """Make the candidates one target: the one with an OpenAlex id, else the oldest,
+        survives and takes the others' records and stored works."""
+        survivor = min(
+            candidates,
+            key=lambda t: (t.openalex_id is None, t.id is None, t.id or 0, t.ref),
+        )
+        for other in candidates:
+            if other is survivor:
+                continue
+            self.merged_into[other.ref] = survivor
+            survivor.records += other.records
+            other.records = []
+            if other.id is not None:
+                survivor.absorbed += [other.id, *other.absorbed]
+            other.absorbed = []
+            survivor.openalex_id = survivor.openalex_id or other.openalex_id
+        return survivor
+
+
+def _existing_targets(
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    contributions: Sequence[dict[str, Any]],
+    todo: list[int],
+    known_work: dict[int, int],
+) -> _Assignment:
+    """The stored works the batch's identifiers lead to, each keyed by its identifiers, and the
+    works the batch's WorkSource rows name."""
+    assignment = _Assignment()
+    for work_id, openalex_id, doi, arxiv_id, key in _find_existing(
+        cursor, records, contributions, todo
+    ):
+        found = assignment.existing(work_id, openalex_id)
+        for kind, value in (
+            ("openalex", openalex_id),
+            ("doi", doi),
+            ("arxiv", arxiv_id),
+            ("title", key),
+        ):
+            if value:
+                assignment.keys.setdefault((kind, value), found)
+    if known_work:
+        cursor.execute(
+            "SELECT id, openalex_id FROM publications_work WHERE id = ANY(%s)",
+            [list(set(known_work.values()))],
+        )
+        for work_id, openalex_id in cursor.fetchall():
+            assignment.existing(work_id, openalex_id)
+    return assignment
+
+
+def _record_keys(fields: dict[str, Any]) -> list[tuple[str, str]]:
+    """The identifier keys a record is matched by: DOI and arXiv id, its title key only when it
+    has neither."""
+    record_keys = [("doi", fields["doi"]), ("arxiv", fields["arxiv_id"])]
+    if not fields["doi"] and not fields["arxiv_id"]:
+        record_keys.append(("title", fields["title_key"]))
+    return [(kind, value) for kind, value in record_keys if value]
+
+
+def _candidates(
+    assignment: _Assignment,
+    index: int,
+    record: WorkRecord,
+    record_keys: list[tuple[str, str]],
+    known_work: dict[int, int],
+) -> list[Target]:
+    """The distinct targets a record leads to, in order: the work its WorkSource row names, its
+    OpenAlex id's, then its keys' (never one with another OpenAlex id, for an OpenAlex record)."""
+    is_openalex = record.origin == OPENALEX
+    leads: list[Target | None] = []
+    if index in known_work:
+        leads.append(assignment.by_id.get(known_work[index]))
+    if is_openalex:
+        leads.append(assignment.keys.get(("openalex", record.openalex_id or "")))
+    for kind, value in record_keys:
+        candidate = assignment.keys.get((kind, value))
+        # OpenAlex decides its own identities: two W ids are never one work here.
+        if candidate and not (
+            is_openalex and assignment.find(candidate).openalex_id not in (None, record.openalex_id)
+        ):
+            leads.append(candidate)
+    return list({id(t): t for t in (assignment.find(c) for c in leads if c)}.values())
+
+
+def _target_choose(assignment: _Assignment, record: WorkRecord, candidates: list[Target]) -> Target:
+    """The record's target: its candidates united when at most one OpenAlex id is among them
+    (else the first), or a new work when it has none."""
+    is_openalex = record.origin == OPENALEX
+    target: Target | None = candidates[0] if candidates else None
+    if len(candidates) > 1:
+        openalex_ids = {t.openalex_id for t in candidates if t.openalex_id}
+        if is_openalex and record.openalex_id:
+            openalex_ids.add(record.openalex_id)
+        if len(openalex_ids) <= 1:
+            target = assignment.unite(candidates)
+    if target is None:
+        target = Target(len(assignment.targets), None, record.openalex_id if is_openalex else None)
+        assignment.targets.append(target)
+    elif is_openalex and target.openalex_id is None:
+        target.openalex_id = record.openalex_id
+    return target
+
+
+def _keys_note(
+    assignment: _Assignment,
+    record: WorkRecord,
+    fields: dict[str, Any],
+    record_keys: list[tuple[str, str]],
+    target: Target,
+    result: WriteResult,
+) -> None:
+    """Key the target by the record's identifiers, so later records of the batch find it; an
+    identifier already held by another work gets a warning (not for OpenAlex records)."""
+    is_openalex = record.origin == OPENALEX
+    for kind, value in record_keys:
+        holder = assignment.find(assignment.keys.setdefault((kind, value), target))
+        if holder is not target and not is_openalex:
+            result.warnings.append(
+                Warning_(
+                    _key(record)[:64],
+                    f"{kind} {value} belongs to another work (#{holder.id or 'new'}); "
+                    "the two are not linked",
+                )
+            )
+    if is_openalex and record.openalex_id:
+        assignment.keys.setdefault(("openalex", record.openalex_id), target)
+    # A stored work is found by its title key whatever identifiers it has (_find_existing);
+    # a work new in this batch is found the same way by a later record that has only a title,
+    # so the batch unites what two batches would.
+    if fields["title_key"] and ("title", fields["title_key"]) not in record_keys:
+        assignment.keys.setdefault(("title", fields["title_key"]), target)
+
+
 def assign_targets(
     cursor: Cursor,
     records: Sequence[WorkRecord],
@@ -83,114 +241,18 @@ def assign_targets(
     """Each record of `todo` to its work (see the module's step 3). known_work: the work its
     WorkSource row names, by record index.
 
-    It stays whole because its passes (DOI, arXiv id, title key, in that precedence) share the
-    batch's lookups and must run in order; each pass is commented.
+    The records are taken in order: each one's keys lead later records of the batch to its
+    target, so a batch unites what two batches would.
     """
-    targets: list[Target] = []
-    by_id: dict[int, Target] = {}
-    keys: dict[tuple[str, str], Target] = {}
-
-    def existing(work_id: int, openalex_id: str | None) -> Target:
-        if work_id not in by_id:
-            by_id[work_id] = Target(len(targets), work_id, openalex_id)
-            targets.append(by_id[work_id])
-        return by_id[work_id]
-
-    for work_id, openalex_id, doi, arxiv_id, key in _find_existing(
-        cursor, records, contributions, todo
-    ):
-        found = existing(work_id, openalex_id)
-        for kind, value in (
-            ("openalex", openalex_id),
-            ("doi", doi),
-            ("arxiv", arxiv_id),
-            ("title", key),
-        ):
-            if value:
-                keys.setdefault((kind, value), found)
-    if known_work:
-        cursor.execute(
-            "SELECT id, openalex_id FROM publications_work WHERE id = ANY(%s)",
-            [list(set(known_work.values()))],
-        )
-        for work_id, openalex_id in cursor.fetchall():
-            existing(work_id, openalex_id)
-
-    merged_into: dict[int, Target] = {}
-
-    def find(target: Target) -> Target:
-        while target.ref in merged_into:
-            target = merged_into[target.ref]
-        return target
-
-    def unite(candidates: list[Target]) -> Target:
-        survivor = min(
-            candidates,
-            key=lambda t: (t.openalex_id is None, t.id is None, t.id or 0, t.ref),
-        )
-        for other in candidates:
-            if other is survivor:
-                continue
-            merged_into[other.ref] = survivor
-            survivor.records += other.records
-            other.records = []
-            if other.id is not None:
-                survivor.absorbed += [other.id, *other.absorbed]
-            other.absorbed = []
-            survivor.openalex_id = survivor.openalex_id or other.openalex_id
-        return survivor
-
+    assignment = _existing_targets(cursor, records, contributions, todo, known_work)
     for index in todo:
         record, fields = records[index], contributions[index]
-        is_openalex = record.origin == OPENALEX
-        record_keys = [("doi", fields["doi"]), ("arxiv", fields["arxiv_id"])]
-        if not fields["doi"] and not fields["arxiv_id"]:
-            record_keys.append(("title", fields["title_key"]))
-        record_keys = [(kind, value) for kind, value in record_keys if value]
-        leads: list[Target | None] = []
-        if index in known_work:
-            leads.append(by_id.get(known_work[index]))
-        if is_openalex:
-            leads.append(keys.get(("openalex", record.openalex_id or "")))
-        for kind, value in record_keys:
-            candidate = keys.get((kind, value))
-            # OpenAlex decides its own identities: two W ids are never one work here.
-            if candidate and not (
-                is_openalex and find(candidate).openalex_id not in (None, record.openalex_id)
-            ):
-                leads.append(candidate)
-        candidates = list({id(t): t for t in (find(c) for c in leads if c)}.values())
-        target: Target | None = candidates[0] if candidates else None
-        if len(candidates) > 1:
-            openalex_ids = {t.openalex_id for t in candidates if t.openalex_id}
-            if is_openalex and record.openalex_id:
-                openalex_ids.add(record.openalex_id)
-            if len(openalex_ids) <= 1:
-                target = unite(candidates)
-        if target is None:
-            target = Target(len(targets), None, record.openalex_id if is_openalex else None)
-            targets.append(target)
-        elif is_openalex and target.openalex_id is None:
-            target.openalex_id = record.openalex_id
-        for kind, value in record_keys:
-            holder = find(keys.setdefault((kind, value), target))
-            if holder is not target and not is_openalex:
-                result.warnings.append(
-                    Warning_(
-                        _key(record)[:64],
-                        f"{kind} {value} belongs to another work (#{holder.id or 'new'}); "
-                        "the two are not linked",
-                    )
-                )
-        if is_openalex and record.openalex_id:
-            keys.setdefault(("openalex", record.openalex_id), target)
-        # A stored work is found by its title key whatever identifiers it has (_find_existing);
-        # a work new in this batch is found the same way by a later record that has only a title,
-        # so the batch unites what two batches would.
-        if fields["title_key"] and ("title", fields["title_key"]) not in record_keys:
-            keys.setdefault(("title", fields["title_key"]), target)
+        record_keys = _record_keys(fields)
+        candidates = _candidates(assignment, index, record, record_keys, known_work)
+        target = _target_choose(assignment, record, candidates)
+        _keys_note(assignment, record, fields, record_keys, target, result)
         target.records.append(index)
-    return [t for t in targets if t.records]
+    return [t for t in assignment.targets if t.records]
 
 
 def stored_contributions(

@@ -11,7 +11,8 @@ A batch of WorkRecords is written in a fixed number of statements, whatever its 
    share a key become one work; a record whose keys lead to two works unites them (targets.py,
    absorb.py: the survivor absorbs the other before it is written);
 4. each touched work is merged from every source's contribution (the stored ones in one query)
-   and written (new works inserted with ids drawn first, changed ones updated by id);
+   and written (new works inserted with ids drawn first, changed ones updated by id;
+   work_rows.py);
 5. WorkSource rows are upserted; bylines, topics and versions follow (bylines.py).
 
 Preconditions: the caller holds a transaction (the staging tables drop on commit).
@@ -19,7 +20,6 @@ Preconditions: the caller holds a transaction (the staging tables drop on commit
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +35,7 @@ from ..records import (
     WorkRecord,
     content_hash,
 )
-from .absorb import absorb_works, bylines_unite
+from .absorb import Absorption, absorb_works, bylines_unite
 from .bylines import category_topic, write_bylines, write_versions, write_work_topics
 from .citations import citations_resolve_arrived, write_citations
 from .institutions import upsert_institution_refs
@@ -44,9 +44,10 @@ from .merge import Contribution, contribution_fields, merged_work
 from .refusals import refusals_apply, work_author_refusals
 from .researchers import upsert_researcher_refs
 from .sources import upsert_source_refs, upsert_venue_refs
-from .staging import Cursor, Warning_, WriteResult, ids_by_key, stage_rows
+from .staging import Cursor, Warning_, WriteResult, stage_rows
 from .targets import Target, assign_targets, stored_contributions
 from .topics import upsert_topic_refs
+from .work_rows import venue_ids_of, write_work_rows
 
 
 def work_key(record: WorkRecord) -> str:
@@ -116,159 +117,6 @@ def prepare_works(records: Sequence[WorkRecord]) -> PreparedWorks:
     )
 
 
-_WORK_COLUMNS = [
-    ("ref", "int"),
-    ("id", "int8"),
-    ("is_new", "bool"),
-    ("openalex_id", "text"),
-    ("doi", "text"),
-    ("arxiv_id", "text"),
-    ("title", "text"),
-    ("abstract", "text"),
-    ("type", "text"),
-    ("publication_date", "date"),
-    ("publication_year", "int"),
-    ("publication_date_precision", "text"),
-    ("source_id", "int8"),
-    ("cited_by_count", "int"),
-    ("counts_by_year", "jsonb"),
-    ("open_access_url", "text"),
-    ("code_url", "text"),
-    ("language", "text"),
-    ("authors_count", "int"),
-    ("journal_ref", "text"),
-    ("title_key", "text"),
-    ("byline_origin", "text"),
-    ("content_hash", "text"),
-]
-_WRITTEN = [name for name, _ in _WORK_COLUMNS[3:]]
-
-
-def _venue_ids(
-    cursor: Cursor, merged: Sequence[dict[str, Any]], venue_ids: dict[str, int]
-) -> dict[str, int]:
-    refs = {m["venue"] for m in merged if m["venue"]}
-    openalex = [r.split(":", 1)[1] for r in refs if r.startswith("openalex:")]
-    found = {
-        f"openalex:{k}": v
-        for k, v in ids_by_key(cursor, "publications_source", "openalex_id", openalex).items()
-    }
-    missing = [r for r in refs if not r.startswith("openalex:") and r not in venue_ids]
-    found.update(ids_by_key(cursor, "publications_source", "venue_key", missing))
-    return {**venue_ids, **found}
-
-
-def _write_work_rows(
-    cursor: Cursor,
-    targets: Sequence[Target],
-    merged: Sequence[dict[str, Any]],
-    venue_ids: dict[str, int],
-    result: WriteResult,
-) -> dict[int, Any]:
-    """Insert the new works and update the changed ones; returns each target's arrival
-    (created_at) by ref, and sets target.id on the new ones.
-
-    It stays whole because the insert of new works and the update of changed ones share one
-    staging table and the arrival times they return.
-    """
-    new = [t for t in targets if t.id is None]
-    new_refs = {t.ref for t in new}
-    if new:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence('publications_work', 'id')) FROM generate_series(1, %s)",
-            [len(new)],
-        )
-        for target, (work_id,) in zip(new, cursor.fetchall(), strict=True):
-            target.id = work_id
-    rows = []
-    for target, m in zip(targets, merged, strict=True):
-        row = [
-            target.ref,
-            target.id,
-            target.ref in new_refs,
-            m["openalex_id"],
-            m["doi"],
-            m["arxiv_id"],
-            m["title"],
-            m["abstract"] or "",
-            (m["type"] or "other")[:40],
-            m["publication_date"],
-            m["publication_year"],
-            m["date_precision"] or "",
-            venue_ids.get(m["venue"] or ""),
-            m["cited_by_count"],
-            orjson.dumps(m["counts_by_year"]).decode(),
-            (m["open_access_url"] or "")[:1000],
-            (m["code_url"] or "")[:1000],
-            (m["language"] or "")[:10],
-            m["authors_count"],
-            m["journal_ref"] or "",
-            (m["title_key"] or None) and m["title_key"][:300],
-            m["byline_origin"],
-        ]
-        row.append(hashlib.md5(orjson.dumps(row[3:]), usedforsecurity=False).hexdigest())
-        rows.append(row)
-    stage_rows(cursor, "stage_work", _WORK_COLUMNS, rows)
-    by_ref = {t.ref: t for t in targets}
-    # An identifier another work holds (or an earlier work of this batch): written without it.
-    for column in ("openalex_id", "doi", "arxiv_id"):
-        cursor.execute(
-            f"""
-            UPDATE stage_work s SET {column} = NULL FROM publications_work t
-            WHERE t.{column} = s.{column} AND t.id <> s.id
-            RETURNING s.ref, t.{column}, coalesce(t.openalex_id, t.id::text)
-            """
-        )
-        held = cursor.fetchall()
-        cursor.execute(
-            f"""
-            UPDATE stage_work s SET {column} = NULL FROM stage_work o
-            WHERE o.{column} = s.{column} AND o.ref < s.ref
-            RETURNING s.ref, o.{column}, coalesce(o.openalex_id, 'this batch')
-            """
-        )
-        for ref, value, holder in [*held, *cursor.fetchall()]:
-            result.warnings.append(
-                Warning_(
-                    _target_label(by_ref[ref]),
-                    f"{column} {value} already belongs to {holder}; imported without it",
-                )
-            )
-    names = ", ".join(_WRITTEN)
-    cursor.execute(
-        f"""
-        INSERT INTO publications_work (id, {names}, created_at, updated_at)
-        SELECT id, {names}, now(), now() FROM stage_work WHERE is_new ORDER BY id
-        """
-    )
-    existing = [t.id for t in targets if t.ref not in new_refs]
-    arrivals: dict[int, Any] = {}
-    if existing:
-        # Locked in id order, so two batches touching the same works cannot deadlock.
-        cursor.execute(
-            "SELECT id, created_at FROM publications_work WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
-            [existing],
-        )
-        arrivals.update(cursor.fetchall())
-        cursor.execute(
-            f"""
-            UPDATE publications_work t SET {", ".join(f"{n} = s.{n}" for n in _WRITTEN)}, updated_at = now()
-            FROM stage_work s
-            WHERE t.id = s.id AND NOT s.is_new AND t.content_hash IS DISTINCT FROM s.content_hash
-            """
-        )
-    if new:
-        cursor.execute(
-            "SELECT id, created_at FROM publications_work WHERE id = ANY(%s)", [[t.id for t in new]]
-        )
-        arrivals.update(cursor.fetchall())
-    return arrivals
-
-
-def _target_label(target: Target) -> str:
-    return (target.openalex_id or f"work {target.id}")[:64]
-
-
 def write_work_references(
     cursor: Cursor, prepared: PreparedWorks
 ) -> tuple[dict[str, int], dict[str, int]]:
@@ -288,32 +136,12 @@ def write_work_references(
     return venue_ids, upsert_researcher_refs(cursor, prepared.authors)
 
 
-def write_works(
-    cursor: Cursor,
-    records: Sequence[WorkRecord],
-    prepared: PreparedWorks | None = None,
-    *,
-    before_bylines: Callable[[list[int]], None] | None = None,
-) -> WriteResult:
-    """Upsert works and what they reference (see the module docstring). before_bylines, when
-    given, is called with the ids of the existing works about to change, before any of them
-    does (the graph keeps their bylines to compare). result.work_ids: every work written.
-
-    It stays whole because it is the batch's order of set-based steps (targets, rows, sources,
-    versions, bylines, topics, listings, citations), each a call with its own docstring; read top to bottom
-    it is the write of a batch.
-    """
-    if prepared is None:
-        prepared = prepare_works(records)
-    result = WriteResult()
-    result.warnings.extend(prepared.identifier_warnings)
-    if prepared.references is not None:
-        # Copies: the write adds to them, and a rolled-back attempt must not leave its ids.
-        venue_ids, openalex_researcher_ids = (dict(ids) for ids in prepared.references)
-    else:
-        venue_ids, openalex_researcher_ids = write_work_references(cursor, prepared)
-
-    # 2. Source records seen before: unchanged ones stop here.
+def _sources_seen(
+    cursor: Cursor, records: Sequence[WorkRecord], hashes: Sequence[str]
+) -> tuple[dict[int, int], set[int]]:
+    """Step 2: the batch's source records already in WorkSource (one query). Returns the work a
+    changed one names, by record index, and the indexes of the unchanged (same content hash) or
+    older copies, which stop here."""
     cursor.execute(
         """
         SELECT k.i, s.work_id, s.content_hash, (k.updated_at < s.source_updated_at)
@@ -330,19 +158,21 @@ def write_works(
     known_work: dict[int, int] = {}
     unchanged: set[int] = set()
     for index, work_id, stored_hash, older in cursor.fetchall():
-        if stored_hash == prepared.hashes[index] or older:
+        if stored_hash == hashes[index] or older:
             unchanged.add(index)
         else:
             known_work[index] = work_id
-    result.unchanged += len(unchanged)
-    todo = [i for i in range(len(records)) if i not in unchanged]
-    if not todo:
-        return result
+    return known_work, unchanged
 
-    # 3. Each changed record to its work.
-    targets = assign_targets(cursor, records, prepared.contributions, todo, known_work, result)
-    replaced = {(records[i].origin, records[i].origin_key) for i in todo}
-    stored = stored_contributions(cursor, targets, replaced)
+
+def _targets_merge(
+    records: Sequence[WorkRecord],
+    prepared: PreparedWorks,
+    targets: Sequence[Target],
+    stored: dict[int, list[Contribution]],
+) -> list[dict[str, Any]]:
+    """Each target's fields merged from every contribution: the stored ones of its work and of
+    the works it absorbs, then the batch's records."""
     merged = []
     for target in targets:
         contributions = [
@@ -353,26 +183,17 @@ def write_works(
             for i in target.records
         ]
         merged.append(merged_work(contributions))
-    existing_ids = [w for t in targets if t.id is not None for w in (t.id, *t.absorbed)]
-    if before_bylines is not None:
-        before_bylines(existing_ids)
-    # Two works that are one: the survivor absorbs the others before it is written.
-    absorption = absorb_works(
-        cursor, [(w, int(t.id or 0)) for t in targets for w in t.absorbed], result
-    )
-    for target in targets:
-        result.created += 1 if target.id is None else 0
-        result.updated += len(target.records) - (1 if target.id is None else 0)
+    return merged
 
-    # 4. The works themselves.
-    venue_ids = _venue_ids(cursor, merged, venue_ids)
-    arrivals = _write_work_rows(cursor, targets, merged, venue_ids, result)
-    # Every target has its id now (new ones drawn in _write_work_rows).
-    ids = [int(t.id or 0) for t in targets]
-    work_of = {i: work_id for t, work_id in zip(targets, ids, strict=True) for i in t.records}
-    result.work_ids.update(ids)
 
-    # 5. Each source's contribution, with its origin.
+def _write_work_sources(
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    prepared: PreparedWorks,
+    todo: Sequence[int],
+    work_of: dict[int, int],
+) -> None:
+    """Step 5: upsert each changed record's contribution (WorkSource), with its origin."""
     stage_rows(
         cursor,
         "stage_work_source",
@@ -408,6 +229,23 @@ def write_works(
             updated_at = now()
         """
     )
+
+
+def _write_bylines_and_links(
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    *,
+    targets: Sequence[Target],
+    ids: list[int],
+    merged: Sequence[dict[str, Any]],
+    work_of: dict[int, int],
+    arrivals: dict[int, Any],
+    absorption: Absorption,
+    openalex_researcher_ids: dict[str, int],
+    result: WriteResult,
+) -> None:
+    """What hangs off the written works, in this order: bylines (and those of absorbed works),
+    moderators' refusals, ORCID listings, topics, versions, citations."""
     # Researchers a moderator took off these works (refusals.py): left off, given no slot.
     refused = work_author_refusals(cursor, ids)
     write_bylines(
@@ -441,6 +279,77 @@ def write_works(
     # What the works cite, and the references that waited for them (citations.py).
     write_citations(cursor, records, work_of)
     citations_resolve_arrived(cursor, ids)
+
+
+def write_works(
+    cursor: Cursor,
+    records: Sequence[WorkRecord],
+    prepared: PreparedWorks | None = None,
+    *,
+    before_bylines: Callable[[list[int]], None] | None = None,
+) -> WriteResult:
+    """Upsert works and what they reference (see the module docstring). before_bylines, when
+    given, is called with the ids of the existing works about to change, before any of them
+    does (the graph keeps their bylines to compare). result.work_ids: every work written.
+
+    Read top to bottom it is the write of a batch: the numbered steps of the module docstring,
+    each a call.
+    """
+    if prepared is None:
+        prepared = prepare_works(records)
+    result = WriteResult()
+    result.warnings.extend(prepared.identifier_warnings)
+    if prepared.references is not None:
+        # Copies: the write adds to them, and a rolled-back attempt must not leave its ids.
+        venue_ids, openalex_researcher_ids = (dict(ids) for ids in prepared.references)
+    else:
+        venue_ids, openalex_researcher_ids = write_work_references(cursor, prepared)
+
+    # 2. Source records seen before: unchanged ones stop here.
+    known_work, unchanged = _sources_seen(cursor, records, prepared.hashes)
+    result.unchanged += len(unchanged)
+    todo = [i for i in range(len(records)) if i not in unchanged]
+    if not todo:
+        return result
+
+    # 3. Each changed record to its work.
+    targets = assign_targets(cursor, records, prepared.contributions, todo, known_work, result)
+    replaced = {(records[i].origin, records[i].origin_key) for i in todo}
+    stored = stored_contributions(cursor, targets, replaced)
+    merged = _targets_merge(records, prepared, targets, stored)
+    existing_ids = [w for t in targets if t.id is not None for w in (t.id, *t.absorbed)]
+    if before_bylines is not None:
+        before_bylines(existing_ids)
+    # Two works that are one: the survivor absorbs the others before it is written.
+    absorption = absorb_works(
+        cursor, [(w, int(t.id or 0)) for t in targets for w in t.absorbed], result
+    )
+    for target in targets:
+        result.created += 1 if target.id is None else 0
+        result.updated += len(target.records) - (1 if target.id is None else 0)
+
+    # 4. The works themselves.
+    venue_ids = venue_ids_of(cursor, merged, venue_ids)
+    arrivals = write_work_rows(cursor, targets, merged, venue_ids, result)
+    # Every target has its id now (new ones drawn in write_work_rows).
+    ids = [int(t.id or 0) for t in targets]
+    work_of = {i: work_id for t, work_id in zip(targets, ids, strict=True) for i in t.records}
+    result.work_ids.update(ids)
+
+    # 5. Each source's contribution, with its origin; then bylines, topics, versions.
+    _write_work_sources(cursor, records, prepared, todo, work_of)
+    _write_bylines_and_links(
+        cursor,
+        records,
+        targets=targets,
+        ids=ids,
+        merged=merged,
+        work_of=work_of,
+        arrivals=arrivals,
+        absorption=absorption,
+        openalex_researcher_ids=openalex_researcher_ids,
+        result=result,
+    )
     return result
 
 

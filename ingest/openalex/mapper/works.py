@@ -86,11 +86,80 @@ def abstract_from_inverted_index(index: object) -> str:
     return " ".join(map(positioned.__getitem__, sorted(positioned)))
 
 
+def _authorship(position: int, authorship: object, corresponding_ids: set[Any]) -> AuthorshipRecord:
+    """One byline slot; its author only when OpenAlex identified one (an A id)."""
+    if not isinstance(authorship, dict):
+        raise MappingError(f"authorship {position} is {type_name(authorship)}, expected an object")
+    author_obj = typed_field(authorship, "author", dict, {})
+    author = None
+    if author_obj.get("id"):
+        author = AuthorRef(
+            openalex_id=openalex_short_id(author_obj["id"], kind="A"),
+            display_name=str(
+                author_obj.get("display_name") or authorship.get("raw_author_name") or ""
+            ),
+            orcid=normalize_orcid(author_obj.get("orcid")),
+        )
+    raw_name = str(authorship.get("raw_author_name") or author_obj.get("display_name") or "")
+    institutions = tuple(
+        ref
+        for ref in map(institution_ref, typed_field(authorship, "institutions", list, []))
+        if ref
+    )
+    return AuthorshipRecord(
+        position=position,
+        raw_name=raw_name,
+        author=author,
+        institutions=tuple(dict.fromkeys(institutions)),
+        is_corresponding=bool(authorship.get("is_corresponding"))
+        or bool(author_obj.get("id") and author_obj["id"] in corresponding_ids),
+    )
+
+
+def _work_topics(work: dict[str, Any]) -> tuple[WorkTopicRecord, ...]:
+    """The work's topics with their ancestors and scores, once each (the first kept)."""
+    topics: dict[str, WorkTopicRecord] = {}
+    for topic_obj in typed_field(work, "topics", list, []):
+        if not isinstance(topic_obj, dict):
+            raise MappingError(f"a topic is {type_name(topic_obj)}, expected an object")
+        topic, ancestors = topic_with_ancestors(topic_obj)
+        score = topic_obj.get("score", 1.0)
+        if not isinstance(score, int | float) or isinstance(score, bool):
+            raise MappingError(f"topic score is {type_name(score)}, expected a number")
+        topics.setdefault(
+            topic.external_id, WorkTopicRecord(topic=topic, score=float(score), ancestors=ancestors)
+        )
+    return tuple(topics.values())
+
+
+def _counts_by_year(work: dict[str, Any]) -> tuple[tuple[int, int], ...]:
+    """(year, citations) pairs in year order; malformed entries skipped."""
+    counts = []
+    for entry in typed_field(work, "counts_by_year", list, []):
+        if isinstance(entry, dict) and isinstance(entry.get("year"), int):
+            counts.append((entry["year"], int(entry.get("cited_by_count") or 0)))
+    return tuple(sorted(counts))
+
+
+def _publication_date(work: dict[str, Any]) -> tuple[date | None, int | None]:
+    """The publication date (None when missing or not a date) and year (the date's when the
+    record gives none)."""
+    publication_date = typed_field(work, "publication_date", str)
+    try:
+        parsed_date = date.fromisoformat(publication_date) if publication_date else None
+    except ValueError:
+        parsed_date = None
+    publication_year = typed_field(work, "publication_year", int) or (
+        parsed_date.year if parsed_date else None
+    )
+    return parsed_date, publication_year
+
+
 def map_work(obj: object) -> WorkRecord:
     """An OpenAlex work (JSON) as a WorkRecord; MappingError for one that cannot be a work.
 
-    It stays whole because it reads the record field by field into one WorkRecord, each field
-    a few lines with its own fallbacks; the helpers it calls hold the parts that repeat."""
+    It reads the record field by field into one WorkRecord, each field a few lines with its own
+    fallbacks, in an order that decides which error a broken record reports first."""
     work = require_object(obj)
     openalex_id = openalex_short_id(work["id"], kind="W")
     title = typed_field(work, "title", str) or typed_field(work, "display_name", str) or ""
@@ -116,64 +185,13 @@ def map_work(obj: object) -> WorkRecord:
     open_access = typed_field(work, "open_access", dict, {})
 
     corresponding_ids = set(typed_field(work, "corresponding_author_ids", list, []))
-    authorships = []
-    for position, authorship in enumerate(authorships_raw, start=1):
-        if not isinstance(authorship, dict):
-            raise MappingError(
-                f"authorship {position} is {type_name(authorship)}, expected an object"
-            )
-        author_obj = typed_field(authorship, "author", dict, {})
-        author = None
-        if author_obj.get("id"):
-            author = AuthorRef(
-                openalex_id=openalex_short_id(author_obj["id"], kind="A"),
-                display_name=str(
-                    author_obj.get("display_name") or authorship.get("raw_author_name") or ""
-                ),
-                orcid=normalize_orcid(author_obj.get("orcid")),
-            )
-        raw_name = str(authorship.get("raw_author_name") or author_obj.get("display_name") or "")
-        institutions = tuple(
-            ref
-            for ref in map(institution_ref, typed_field(authorship, "institutions", list, []))
-            if ref
-        )
-        authorships.append(
-            AuthorshipRecord(
-                position=position,
-                raw_name=raw_name,
-                author=author,
-                institutions=tuple(dict.fromkeys(institutions)),
-                is_corresponding=bool(authorship.get("is_corresponding"))
-                or bool(author_obj.get("id") and author_obj["id"] in corresponding_ids),
-            )
-        )
-
-    topics: dict[str, WorkTopicRecord] = {}
-    for topic_obj in typed_field(work, "topics", list, []):
-        if not isinstance(topic_obj, dict):
-            raise MappingError(f"a topic is {type_name(topic_obj)}, expected an object")
-        topic, ancestors = topic_with_ancestors(topic_obj)
-        score = topic_obj.get("score", 1.0)
-        if not isinstance(score, int | float) or isinstance(score, bool):
-            raise MappingError(f"topic score is {type_name(score)}, expected a number")
-        topics.setdefault(
-            topic.external_id, WorkTopicRecord(topic=topic, score=float(score), ancestors=ancestors)
-        )
-
-    counts = []
-    for entry in typed_field(work, "counts_by_year", list, []):
-        if isinstance(entry, dict) and isinstance(entry.get("year"), int):
-            counts.append((entry["year"], int(entry.get("cited_by_count") or 0)))
-
-    publication_date = typed_field(work, "publication_date", str)
-    try:
-        parsed_date = date.fromisoformat(publication_date) if publication_date else None
-    except ValueError:
-        parsed_date = None
-    publication_year = typed_field(work, "publication_year", int) or (
-        parsed_date.year if parsed_date else None
-    )
+    authorships = [
+        _authorship(position, authorship, corresponding_ids)
+        for position, authorship in enumerate(authorships_raw, start=1)
+    ]
+    topics = _work_topics(work)
+    counts_by_year = _counts_by_year(work)
+    parsed_date, publication_year = _publication_date(work)
     work_type = str(typed_field(work, "type", str) or "other")
     code_match = _CODE_URL.search(abstract)
 
@@ -188,12 +206,12 @@ def map_work(obj: object) -> WorkRecord:
         publication_year=publication_year,
         source=source,
         cited_by_count=typed_field(work, "cited_by_count", int, 0),
-        counts_by_year=tuple(sorted(counts)),
+        counts_by_year=counts_by_year,
         open_access_url=str(open_access.get("oa_url") or "")[:1000],
         code_url=code_match.group(0).rstrip(".") if code_match else "",
         language=str(typed_field(work, "language", str, ""))[:10],
         authorships=tuple(authorships),
-        topics=tuple(topics.values()),
+        topics=topics,
         source_updated_at=source_updated_at(work),
         references=_references(work),
     )

@@ -116,6 +116,23 @@ def bench_environment(database: str, *, redis_db: int) -> tuple[str, dict[str, s
     return url, env, work_dir
 
 
+def django_in_process(database: str, *, announce: bool = False) -> None:
+    """The bench database `database` created when missing and migrated, then Django set up in
+    this process on it (the resolver's benchmarks call the writer directly)."""
+    url = bench_database_url(database)
+    ensure_database(url)
+    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
+    if announce:
+        say(f"migrating {database} ...")
+    manage(["migrate", "--noinput"], env=env)
+    os.environ.update(
+        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
+    )
+    import django
+
+    django.setup()
+
+
 def manage(args: Sequence[str], *, env: dict[str, str], log: Path | None = None) -> None:
     output = log.open("wb") if log else subprocess.DEVNULL
     try:

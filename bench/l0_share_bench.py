@@ -23,7 +23,6 @@ default bzpeer_bench_l0_share), emptied by the rollback. Figures, not a test.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
@@ -32,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench import smoke
-from bench.harness import bench_database_url, ensure_database, manage, say
+from bench.harness import django_in_process, say
 from bench.sources_world import (
     _FEED_HEAD,
     _coauthors,
@@ -170,16 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.smoke:
         smoke.apply(parser, args, database=smoke.default_database("l0_share"), records=300)
         smoke.begin(args.database)
-    url = bench_database_url(args.database)
-    ensure_database(url)
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    manage(["migrate", "--noinput"], env=env)
-    os.environ.update(
-        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
-    )
-    import django
-
-    django.setup()
+    django_in_process(args.database)
     from django.db import transaction
 
     crossref, arxiv, truth = records_prepare(args.records)

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import smoke
-from bench.harness import bench_database_url, ensure_database, manage, say
+from bench.harness import django_in_process, say
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -131,17 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         smoke.begin(args.database)
         smoke.tiny_corpus(args.database)
-    url = bench_database_url(args.database)
-    ensure_database(url)
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    say(f"migrating {args.database} ...")
-    manage(["migrate", "--noinput"], env=env)
-    os.environ.update(
-        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
-    )
-    import django
-
-    django.setup()
+    django_in_process(args.database, announce=True)
     from django.conf import settings
     from django.db import connection, transaction
 

@@ -389,7 +389,7 @@ def say(text: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the experiment in a scratch database of its own, then print the figures."""
-    from bench.harness import bench_database_url, ensure_database, manage
+    from bench.harness import django_in_process
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench_resolver_eval")
@@ -410,16 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.testdata.is_dir():
         sys.stderr.write(f"no test corpus at {args.testdata} (set BZPEER_TESTDATA)\n")
         return 2
-    url = bench_database_url(args.database)
-    ensure_database(url)
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    manage(["migrate", "--noinput"], env=env)
-    os.environ.update(
-        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
-    )
-    import django
-
-    django.setup()
+    django_in_process(args.database)
     corpora = [
         ("the real test corpus", lambda resolver: evaluate(args.testdata, resolver=resolver)),
         (

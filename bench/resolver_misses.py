@@ -157,22 +157,13 @@ def breakdown(experiment: Plan, title: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bench.harness import bench_database_url, ensure_database, manage
+    from bench.harness import django_in_process
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench_resolver_misses")
     parser.add_argument("--testdata", type=Path, default=DEFAULT_TESTDATA)
     args = parser.parse_args(argv)
-    url = bench_database_url(args.database)
-    ensure_database(url)
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    manage(["migrate", "--noinput"], env=env)
-    os.environ.update(
-        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
-    )
-    import django
-
-    django.setup()
+    django_in_process(args.database)
     from bench.resolver_corpus import corpus_records
     from bench.resolver_eval import plan
     from bench.resolver_synthetic import EVAL_SEED, synthetic_plan, synthetic_records

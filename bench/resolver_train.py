@@ -12,7 +12,6 @@ seeds, LightGBM with one thread. The scratch database is left empty (rolled back
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,7 +33,7 @@ def build_training_pairs(corpora: int) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bench.harness import bench_database_url, ensure_database, manage
+    from bench.harness import django_in_process
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench_resolver_train")
@@ -46,16 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="write resolver_model.txt and .json here instead of over the shipped files",
     )
     args = parser.parse_args(argv)
-    url = bench_database_url(args.database)
-    ensure_database(url)
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    manage(["migrate", "--noinput"], env=env)
-    os.environ.update(
-        DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
-    )
-    import django
-
-    django.setup()
+    django_in_process(args.database)
     from django.db import transaction
 
     from bench.resolver_synthetic import TRAIN_SEED

@@ -53,10 +53,6 @@ def _candidates_by_name(cursor: Cursor, words: set[str]) -> list[_Named]:
         SELECT id, display_name, orcid, openalex_id, dblp_id, works_count
         FROM researchers_researcher
         WHERE merged_into_id IS NULL
-          -- The names holding one of the words anywhere, through researcher_name_words (GIN),
-          -- then those where it is the first or the last: without it, every batch read the
-          -- whole table.
-          AND string_to_array(name_normalized, ' ') && %(words)s::text[]
           AND (split_part(name_normalized, ' ', 1) = ANY(%(words)s)
                OR reverse(split_part(reverse(name_normalized), ' ', 1)) = ANY(%(words)s))
         """,

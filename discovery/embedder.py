@@ -11,7 +11,7 @@ Two ways to run the model (FAST_PATH chooses the one production uses):
 - the fast path: the same weights exported to ONNX, quantised to int8 and run by ONNX Runtime
   (discovery/onnx_model.py), over the same window: `all-MiniLM-L6-v2+onnx-int8@256`
   (bench/embedding_bench.py measures its speed and how far its nearest neighbours agree with
-  the full-precision model's). The int8 file is made from the installed weights on first use.
+  the full-precision model's). The int8 file is made from the installed weights by `make install`, or on first use.
 The stored model_name names the way, so switching re-embeds every work in the background.
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -74,18 +75,28 @@ def _cache_dir() -> Path:
     return Path(settings.DISCOVERY_MODEL_DIR)
 
 
+def fast_model_path() -> Path:
+    """The fast path's int8 file, made from the packaged weights now if it is missing (that
+    imports torch and takes about 15 s of CPU; `make install` makes it beforehand)."""
+    from .onnx_model import quantised_model_build, quantised_model_path
+
+    path = quantised_model_path(model_dir(), _cache_dir())
+    if not path.exists():
+        quantised_model_build(model_dir(), path)
+    return path
+
+
 def _load(fast: bool) -> Any:
     # Set before the import: sentence-transformers and transformers read these when imported.
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     if fast:
-        from .onnx_model import QuantisedEncoder, quantised_model_build, quantised_model_path
+        from .onnx_model import QuantisedEncoder
 
-        path = quantised_model_path(model_dir(), _cache_dir())
-        if not path.exists():
-            quantised_model_build(model_dir(), path)
-        return QuantisedEncoder(path, model_dir(), window=FAST_WINDOW, threads=_threads())
+        return QuantisedEncoder(
+            fast_model_path(), model_dir(), window=FAST_WINDOW, threads=_threads()
+        )
     from sentence_transformers import SentenceTransformer
 
     # torch takes one thread per core (OMP_NUM_THREADS overrides it); a Celery worker with
@@ -154,3 +165,21 @@ def embed_texts(
             )
             vectors[batch] = encoded.astype(np.float32)
     return vectors
+
+
+def main() -> None:
+    """`python -m discovery.embedder` (the install step): the fast path's int8 file made now if
+    it is missing, so no process (a test process of a clean checkout, a first request) pays
+    for the export. Nothing to do once made."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
+    # As _load sets them before transformers is imported: nothing is downloaded.
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    import django
+
+    django.setup()
+    sys.stdout.write(f"embedding model: {fast_model_path()}\n")
+
+
+if __name__ == "__main__":
+    main()

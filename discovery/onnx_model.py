@@ -2,8 +2,10 @@
 quantised to int8 (ONNX Runtime's dynamic quantisation, per channel), run by ONNX Runtime.
 
 The file is made from the installed package's weights on this machine (torch's exporter, then
-`onnxruntime.quantization.quantize_dynamic`), the first time a process needs it, and kept under
-DISCOVERY_MODEL_DIR; nothing is downloaded. Its name carries the weights' and the tools'
+`onnxruntime.quantization.quantize_dynamic`) and kept under DISCOVERY_MODEL_DIR; nothing is
+downloaded. `make install` makes it (`python -m discovery.embedder`, about 15 s of CPU), so
+neither a test process nor a first request pays for the export; a process that finds it missing
+still makes it. Its name carries the weights' and the tools'
 versions, so an upgrade makes a new file instead of reading a stale one. Two processes that
 export at once each write a file of their own and rename it into place: the last one wins,
 and both are the same model.

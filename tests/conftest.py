@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,23 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
 
     test_settings = settings.DATABASES["default"].setdefault("TEST", {})
     test_settings["TEMPLATE"] = migrated_template(settings.TEST_DATABASE_NAME)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:
+    """pytest-django's, and at the end of the run every other session still open on this
+    process's test database is ended before the database is dropped. A test-fast run left
+    3 to 18 of them (none was open after any single test; where they come from is not found
+    yet): DROP DATABASE then waited 5 s for them, failed with "is being accessed by other
+    users" and left the database behind."""
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture(scope="session")

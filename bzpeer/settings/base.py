@@ -337,7 +337,7 @@ AI_SCORE_MIN_TRAINING_WORKS = env.int("AI_SCORE_MIN_TRAINING_WORKS", default=500
 # embeddings is a file here, written by a task and memory-mapped read-only by the web processes.
 DISCOVERY_INDEX_DIR = env.path("DISCOVERY_INDEX_DIR", default=BASE_DIR / "var" / "discovery")
 # The embedding model's int8 ONNX file (discovery/onnx_model.py), made from the installed weights
-# the first time a process embeds on the fast path.
+# by `make install` (or the first time a process embeds on the fast path and finds it missing).
 DISCOVERY_MODEL_DIR = env.path("DISCOVERY_MODEL_DIR", default=BASE_DIR / "var" / "models")
 
 # Every line names its request or Celery task (bzpeer.request_context); LOG_FORMAT=json writes

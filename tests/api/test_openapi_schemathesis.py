@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import schemathesis
 from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections, transaction
@@ -44,6 +45,7 @@ from tests.factories import (
     WorkTopicFactory,
 )
 from tests.support.people import approved_claimant, submit
+from tests.support.snapshots import TableRows, snapshot_restore, snapshot_taken
 
 DJANGO = WSGIHandler()
 
@@ -93,8 +95,28 @@ def in_process_requests(db) -> Iterator[None]:
         request_finished.connect(close_old_connections)
 
 
+@pytest.fixture(scope="module")
+def records_rows(django_db_setup: None, django_db_blocker: Any) -> tuple[dict, list[TableRows]]:
+    """The corpus (records_made), made once per process in a transaction that is rolled back
+    and kept as its rows (tests/support/snapshots.py): each of the module's hundred tests gets
+    a copy in milliseconds instead of making it again."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        made = records_made()
+        rows = snapshot_taken()
+        transaction.set_rollback(True)
+    return {"member_id": made["member"].pk, "merged_work_id": made["merged_work_id"]}, rows
+
+
 @pytest.fixture
-def records(in_process_requests) -> dict[str, Any]:
+def records(in_process_requests, records_rows: tuple[dict, list[TableRows]]) -> dict[str, Any]:
+    """records_made's rows in this test's transaction."""
+    made, rows = records_rows
+    snapshot_restore(rows)
+    member = get_user_model().objects.get(pk=made["member_id"])
+    return {"member": member, "merged_work_id": made["merged_work_id"]}
+
+
+def records_made() -> dict[str, Any]:
     """A small corpus every operation can find something in: researchers with works, topics,
     an institution and coauthors; a researcher and a work merged into another; a member with
     claims in three states (pending: approved_via is "", approved, withdrawn)."""

@@ -135,3 +135,37 @@ def test_the_schema_is_built_once_and_then_served_as_built(client, monkeypatch):
     assert list(SchemaView._built) == [(None, "en")]
     assert all(response.json() == first.json() for response in again)
     assert as_yaml.status_code == 200 and b"openapi:" in as_yaml.content
+
+
+def test_the_schema_is_rendered_once_per_format_and_served_the_same(client, monkeypatch):
+    """YAML takes about 30 ms of CPU to write; a web process writes each format once. A media
+    type with parameters of the visitor's choosing is written for that request and not kept."""
+    from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
+
+    from bzpeer.api_schema_view import SchemaView
+
+    monkeypatch.setattr(SchemaView, "_rendered", {})
+    renders = []
+    for renderer in (OpenApiYamlRenderer, OpenApiJsonRenderer):
+        render = renderer.render
+
+        def counted(self, *args, _render=render, **kwargs):
+            renders.append(type(self).__name__)
+            return _render(self, *args, **kwargs)
+
+        monkeypatch.setattr(renderer, "render", counted)
+
+    as_yaml = [client.get("/api/schema/") for _ in range(3)]
+    as_json = [client.get("/api/schema/", {"format": "json"}) for _ in range(3)]
+    assert renders == ["OpenApiYamlRenderer", "OpenApiJsonRenderer"]
+    for answers in (as_yaml, as_json):
+        assert all(a.status_code == 200 for a in answers)
+        assert len({(a.content, a["Content-Type"], a["Content-Disposition"]) for a in answers}) == 1
+    assert as_yaml[0]["Content-Type"] == "application/vnd.oai.openapi; charset=utf-8"
+    assert as_json[0]["Content-Type"] == "application/vnd.oai.openapi+json"
+    assert b"openapi:" in as_yaml[0].content and as_json[0].json()["openapi"]
+
+    indented = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json; indent=1")
+    assert indented.status_code == 200 and indented.json() == as_json[0].json()
+    assert renders[2:] == ["OpenApiJsonRenderer"]
+    assert len(SchemaView._rendered) == 2

@@ -250,3 +250,38 @@ def test_the_profile_never_shows_two_different_works_counts_while_metrics_catch_
     assert _stat(html, "works") == 2
     assert "2 published item(s)" in html
     assert 'id="metrics-updating"' not in html
+
+
+def _gin_pending_tuples() -> dict[str, int]:
+    """Rows waiting in the pending list of each GIN index of the works and researchers."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+        cursor.execute(
+            """
+            SELECT index_class.relname, (pgstatginindex(i.indexrelid)).pending_tuples
+            FROM pg_index i
+            JOIN pg_class index_class ON index_class.oid = i.indexrelid
+            JOIN pg_am am ON am.oid = index_class.relam
+            WHERE am.amname = 'gin'
+              AND i.indrelid IN ('publications_work'::regclass, 'researchers_researcher'::regclass)
+            """
+        )
+        return dict(cursor.fetchall())
+
+
+@override_settings(IMPORT_FOLLOW_UP_SLICE=1)
+def test_the_drain_after_a_bulk_load_merges_the_pending_lists_of_the_search_indexes(
+    fixtures_dir, tmp_path
+):
+    """Every search through a GIN index reads its whole pending list, which a bulk load fills;
+    the follow-up merges them rather than leave searches slow until autovacuum comes round."""
+    _import_on_this_process_as_a_worker_would(
+        _write(tmp_path / "works.jsonl", _work_lines(fixtures_dir))
+    )
+    waiting = _gin_pending_tuples()
+    assert waiting["work_search_bucket_gin"] > 0
+    assert waiting["researcher_name_trgm"] > 0
+
+    researchers_follow_up_drain()
+
+    assert {name: n for name, n in _gin_pending_tuples().items() if n} == {}

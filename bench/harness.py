@@ -22,6 +22,8 @@ import orjson
 import psycopg
 from psycopg import sql
 
+from bzpeer.database_settings import database_settings_apply
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
@@ -78,6 +80,8 @@ def bench_database_url(name: str) -> str:
 
 
 def ensure_database(url: str) -> None:
+    """The database of `url` created when missing, with the settings bzpeer stores on its own
+    database (bzpeer/database_settings.py), as `make migrate` gives it."""
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     with psycopg.connect(parts._replace(path="/postgres").geturl(), autocommit=True) as connection:
@@ -86,6 +90,7 @@ def ensure_database(url: str) -> None:
         ).fetchone():
             connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
             say(f"created database {name}")
+        database_settings_apply(connection.execute, name)
 
 
 def bench_environment(database: str, *, redis_db: int) -> tuple[str, dict[str, str], Path]:

@@ -96,6 +96,22 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
+def session_settings_choose(*, server_defaults: bool) -> None:
+    """This process's session runs with bzpeer's database settings (bzpeer/database_settings.py),
+    whether or not its database was created with them, or with PostgreSQL's own defaults for
+    them (`boot_val`: what a server's configuration files may still have changed is left)."""
+    from django.db import connection
+
+    from bzpeer.database_settings import DATABASE_SETTINGS
+
+    with connection.cursor() as cursor:
+        for name, value in DATABASE_SETTINGS.items():
+            if server_defaults:
+                cursor.execute("SELECT boot_val FROM pg_settings WHERE name = %s", [name])
+                (value,) = cursor.fetchone()
+            cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
+
+
 def machine_describe() -> dict[str, object]:
     from django.db import connection
 
@@ -111,9 +127,12 @@ def machine_describe() -> dict[str, object]:
                 memory_kb = int(line.split()[1])
     except OSError:
         pass
+    from bzpeer.database_settings import DATABASE_SETTINGS
+
     with connection.cursor() as cursor:
         settings = {}
-        for name in ("server_version", "shared_buffers", "work_mem", "effective_cache_size"):
+        shown = ("server_version", "shared_buffers", "work_mem", "effective_cache_size")
+        for name in (*shown, *DATABASE_SETTINGS):
             cursor.execute(f"SHOW {name}")
             settings[name] = cursor.fetchone()[0]
     return {
@@ -217,6 +236,12 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="a search-first-pages.json of an earlier run: say for how many work queries the "
         "first page is the same",
     )
+    parser.add_argument(
+        "--server-defaults",
+        action="store_true",
+        help="run with PostgreSQL's own defaults for the settings bzpeer stores on its database "
+        "(bzpeer/database_settings.py), to compare with them",
+    )
     smoke.add_argument(parser)
     options = parser.parse_args(argv)
     if options.smoke:
@@ -286,6 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from search.selectors.works import WORK_CANDIDATE_LIMIT, work_search
 
     corpus = _corpus_prepare(options.database)
+    session_settings_choose(server_defaults=options.server_defaults)
     rng = random.Random(options.seed)
     names = name_queries(options.names, rng)
     partial_names = suggestion_queries(options.suggestions, rng)

@@ -1,13 +1,20 @@
-"""Create the database named in DATABASE_URL if it does not exist yet (psycopg is installed)."""
+"""Create the database named in DATABASE_URL if it does not exist yet, and store on it the
+per-database PostgreSQL settings bzpeer is tuned for (bzpeer/database_settings.py). Needs only
+psycopg; safe to run again."""
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import sql
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bzpeer.database_settings import database_settings_apply  # noqa: E402
 
 
 def main() -> int:
@@ -22,6 +29,7 @@ def main() -> int:
         if not exists:
             connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
             print(f"created database {name}")
+        database_settings_apply(connection.execute, name)
     return 0
 
 

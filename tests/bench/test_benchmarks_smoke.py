@@ -28,7 +28,6 @@ from tests.support import template_database
 pytestmark = pytest.mark.bench
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bzpeer"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 TIMEOUT_SECONDS = 600
 
@@ -86,11 +85,6 @@ def _run_name() -> str:
     name = f"{test_database}_{worker}"
     # PostgreSQL cuts names at 63 bytes: a long one is shortened to a digest, never cut.
     return name if len(name) <= 29 else hashlib.sha1(name.encode()).hexdigest()[:16]  # noqa: S324
-
-
-def _server_url(database: str = "postgres") -> str:
-    parts = urlsplit(os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL))
-    return parts._replace(path=f"/{database}").geturl()
 
 
 def _drop(connection: psycopg.Connection, database: str) -> None:
@@ -153,7 +147,7 @@ def test_the_benchmark_runs_every_phase_at_a_tiny_size(
     ):
         missing("pgbouncer (apt-get install pgbouncer)")  # as tests/bzpeer/test_pgbouncer.py
     database = f"bzpeer_bench_smoke_{_run_name()}_{benchmark.removesuffix('_bench')}"
-    with psycopg.connect(_server_url(), autocommit=True) as connection:
+    with psycopg.connect(template_database.server_url(), autocommit=True) as connection:
         _drop(connection, database)
         connection.execute(
             sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
@@ -170,7 +164,7 @@ def test_the_benchmark_runs_every_phase_at_a_tiny_size(
             timeout=TIMEOUT_SECONDS,
         )
     finally:
-        with psycopg.connect(_server_url(), autocommit=True) as connection:
+        with psycopg.connect(template_database.server_url(), autocommit=True) as connection:
             _drop(connection, database)
         _redis_keys_delete(f"bzpeer-{database}")
     output = result.stdout + result.stderr

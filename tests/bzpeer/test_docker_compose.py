@@ -66,3 +66,16 @@ def test_compose_has_a_streaming_replica_and_a_transaction_pooler():
     assert services["pgbouncer"]["environment"]["POOL_MODE"] == "transaction"
     assert "replica" in services["web"]["environment"]["DATABASE_REPLICA_URLS"]
     assert services["web"]["depends_on"]["replica"]["condition"] == "service_healthy"
+
+
+def test_the_compose_database_runs_with_the_settings_bzpeer_is_tuned_for():
+    """The server settings of bzpeer/database_settings.py, sized for the 4 GB the stack's
+    database is given, and the per-database ones stored by the migrate step."""
+    from bzpeer.database_settings import server_settings_for
+
+    compose = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    database_command = " ".join(services["db"]["command"])
+    for name, value in server_settings_for(4).items():
+        assert f"-c {name}={value}" in database_command, name
+    assert "scripts/create_database.py" in " ".join(services["migrate"]["command"])

@@ -35,7 +35,7 @@ def _migrations_digest() -> str:
     return digest.hexdigest()[:12]
 
 
-def _server_url(database: str = "postgres") -> str:
+def server_url(database: str = "postgres") -> str:
     parts = urlsplit(os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL))
     return parts._replace(path=f"/{database}").geturl()
 
@@ -55,7 +55,7 @@ def migrated_template(test_database_name: str) -> str:
     prefix = f"{test_database_name}_template_"
     name = prefix + _migrations_digest()
     building = f"{name}_building"
-    with psycopg.connect(_server_url(), autocommit=True) as connection:
+    with psycopg.connect(server_url(), autocommit=True) as connection:
         connection.execute("SELECT pg_advisory_lock(hashtext(%s))", [prefix])
         try:
             if _exists(connection, name):
@@ -66,7 +66,7 @@ def migrated_template(test_database_name: str) -> str:
             connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(building)))
             environment = {
                 **os.environ,
-                "DATABASE_URL": _server_url(building),
+                "DATABASE_URL": server_url(building),
                 "DJANGO_SETTINGS_MODULE": "bzpeer.settings.test",
             }
             subprocess.run(
@@ -101,7 +101,7 @@ def template_load_into(target_url: str, *, test_database_name: str, postgres_bin
     10-15 s. `postgres_bin` holds the client programs of the target's version."""
     template = migrated_template(test_database_name)
     dump = subprocess.Popen(
-        [str(postgres_bin / "pg_dump"), "--no-owner", "-d", _server_url(template)],
+        [str(postgres_bin / "pg_dump"), "--no-owner", "-d", server_url(template)],
         stdout=subprocess.PIPE,
     )
     try:

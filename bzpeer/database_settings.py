@@ -1,0 +1,77 @@
+"""The PostgreSQL settings bzpeer's statements are written for, where they differ from the
+server's defaults, and how they reach a database.
+
+Two kinds, because PostgreSQL takes them in two places:
+
+- DATABASE_SETTINGS are per session, so they are stored on bzpeer's database itself
+  (`ALTER DATABASE ... SET`) and every new connection starts with them, through a pooler too.
+  `scripts/create_database.py` applies them, which `make migrate` (so `make run`), the Compose
+  stack's migrate step and the benchmarks' databases all go through; on a server you run, run
+  it once against your DATABASE_URL (it needs to own the database).
+- SERVER_SETTINGS size the server to its machine and need a restart: the Compose stack's
+  database gets them on its command line; docs/operating.md ("PostgreSQL settings") shows them
+  for a server of your own, as a fraction of its memory.
+
+Each value has its measurement beside it (issue 30; bench/README.md has the runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# Per database (ALTER DATABASE ... SET), whatever the machine.
+DATABASE_SETTINGS: dict[str, str] = {
+    # PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and the
+    # search page's statements at 1M works pass it: compiling took longer than running (the
+    # works tab's ranked page: 35 ms at p50 with JIT, under 1 ms without; the import's follow-up
+    # already turned it off for its own statements, 1-2 s of compiling each).
+    "jit": "off",
+    # Starting parallel workers costs milliseconds on two cores, more than a name lookup that
+    # reads a few hundred rows takes; the planner's guess of "1% of the table" for the name
+    # index made it start them for every name search. Ten times the default keeps parallel
+    # plans for the scans that read a large part of a large table.
+    "parallel_setup_cost": "10000",
+    # Solid-state storage (and a database mostly in memory): a random page costs about what a
+    # sequential one does. The default 4 stands for spinning disks.
+    "random_page_cost": "1.1",
+}
+
+# For the server, sized to a machine with RAM_GB of memory (restart to apply).
+SERVER_SETTING_FRACTIONS: dict[str, float] = {
+    # What PostgreSQL caches itself; the rest of the memory is the page cache's.
+    "shared_buffers": 0.25,
+    # What the planner may assume the page cache and shared_buffers hold together.
+    "effective_cache_size": 0.75,
+}
+# Server settings that do not scale with memory.
+SERVER_SETTINGS: dict[str, str] = {
+    # Index builds and VACUUM after a bulk load (graph rebuilds set their own).
+    "maintenance_work_mem": "512MB",
+    # A bulk import writes gigabytes of WAL: checkpoints by size every 1 GB (the default) made
+    # them come every few seconds.
+    "max_wal_size": "4GB",
+}
+
+
+def server_settings_for(memory_gb: float) -> dict[str, str]:
+    """SERVER_SETTINGS with the memory-sized ones computed for a machine of `memory_gb`."""
+    sized = {
+        name: f"{max(128, int(memory_gb * 1024 * fraction))}MB"
+        for name, fraction in SERVER_SETTING_FRACTIONS.items()
+    }
+    return {**sized, **SERVER_SETTINGS}
+
+
+def quoted_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def database_settings_apply(execute: Callable[..., Any], database: str) -> None:
+    """Store DATABASE_SETTINGS on `database`, through `execute(sql, params)` (a psycopg
+    connection's or a DB-API cursor's execute). New sessions start with them; sessions already
+    open keep what they had. Idempotent."""
+    for name, value in DATABASE_SETTINGS.items():
+        # ALTER DATABASE takes no bind parameters: the names and values are this module's
+        # constants, the database name is quoted as an identifier.
+        execute(f"ALTER DATABASE {quoted_identifier(database)} SET {name} = '{value}'")

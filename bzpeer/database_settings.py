@@ -24,20 +24,20 @@ from typing import Any
 DATABASE_SETTINGS: dict[str, str] = {
     # PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and the
     # search page's statements at 1M works pass it: compiling took longer than running (the
-    # works tab's ranked page: 35 ms at p50 with JIT, under 1 ms without; the import's follow-up
-    # already turned it off for its own statements, 1-2 s of compiling each).
+    # works tab's ranked page went from 37 to 21 ms at p50 without it; the import's follow-up
+    # had already turned it off for its own statements, 1-2 s of compiling each).
     "jit": "off",
     # Starting parallel workers costs milliseconds on two cores, more than a name lookup that
     # reads a few hundred rows takes; the planner's guess of "1% of the table" for the name
-    # index made it start them for every name search. Ten times the default keeps parallel
+    # index made it start them for every name search (the works tab's count of researchers:
+    # 43 ms at p50 with the default, 18 ms with this). Ten times the default keeps parallel
     # plans for the scans that read a large part of a large table.
     "parallel_setup_cost": "10000",
-    # Solid-state storage (and a database mostly in memory): a random page costs about what a
-    # sequential one does. The default 4 stands for spinning disks.
-    "random_page_cost": "1.1",
 }
+# Tried and left at PostgreSQL's default: random_page_cost 1.1 (for solid-state storage) made
+# the works tab slower at 1M works (p50 84 ms against 64 ms without it, back to back).
 
-# For the server, sized to a machine with RAM_GB of memory (restart to apply).
+# For the server, as fractions of its memory (server_settings_for; a restart applies them).
 SERVER_SETTING_FRACTIONS: dict[str, float] = {
     # What PostgreSQL caches itself; the rest of the memory is the page cache's.
     "shared_buffers": 0.25,

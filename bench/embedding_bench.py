@@ -7,9 +7,10 @@ texts are many and not copies of each other.
 
 It measures, on this machine, with torch limited to --threads threads:
 1. texts a second for the plain model (sentence-transformers' defaults: its 256-token window,
-   batches of 32 in the order given) and for the fast path discovery.embedder uses (torch's
-   dynamic int8 quantisation of the Linear layers, a 128-token window, batches sorted by
-   length), and the two steps alone;
+   batches of 32 in the order given), for full precision sorted by length, and for the fast
+   path discovery.embedder uses (the ONNX int8 file of discovery/onnx_model.py, 256 tokens,
+   batches sorted by length); `--also-onnx FILE` times another ONNX file the same way in the
+   same run (an earlier recipe's, to compare on the same load);
 2. for --agreement texts, the share of each text's ten nearest neighbours (cosine, itself left
    out) that the fast path's vectors find among the full-precision model's ten (the issue asks
    for at least 90%);
@@ -99,6 +100,28 @@ def _plain_model():
     return SentenceTransformer(str(model_dir()), device="cpu", local_files_only=True)
 
 
+def _onnx_embed(path: Path, threads: int):
+    """Texts to vectors through another ONNX file of the model, batched and sorted as
+    discovery.embedder.embed_texts does the fast path's."""
+    from discovery import embedder
+    from discovery.onnx_model import QuantisedEncoder
+
+    encoder = QuantisedEncoder(
+        path, embedder.model_dir(), window=embedder.FAST_WINDOW, threads=threads
+    )
+
+    def embed(texts: list[str]) -> np.ndarray:
+        cut = [text[: embedder.MAX_TEXT_CHARS] for text in texts]
+        order = sorted(range(len(cut)), key=lambda index: len(cut[index]))
+        vectors = np.zeros((len(cut), embedder.DIMENSIONS), dtype=np.float32)
+        for start in range(0, len(order), embedder.FAST_BATCH):
+            batch = order[start : start + embedder.FAST_BATCH]
+            vectors[batch] = encoder.encode([cut[index] for index in batch])
+        return vectors
+
+    return embed
+
+
 def _rate(embed, texts: list[str]) -> tuple[float, np.ndarray]:
     embed(texts[:16])  # warm: first-call allocations are not the steady rate
     started = time.perf_counter()
@@ -175,6 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--index-works", type=int, default=20000, help="vectors in the index measured (0: none)"
     )
+    parser.add_argument(
+        "--also-onnx",
+        type=Path,
+        action="append",
+        default=[],
+        help="another ONNX file of the model, timed and compared as the fast path is",
+    )
     args = parser.parse_args(argv)
     _django()
     import torch
@@ -204,6 +234,11 @@ def main(argv: list[str] | None = None) -> int:
     figures["fast"], _ = _rate(lambda b: embedder.embed_texts(b, fast=True), timed)
     _say(f"fast path ({embedder.model_name(fast=True)}, sorted): {figures['fast']:.1f} texts/s")
 
+    others = {path.name: _onnx_embed(path, args.threads) for path in args.also_onnx}
+    for name, embed in others.items():
+        figures[f"fast:{name}"], _ = _rate(embed, timed)
+        _say(f"  {name}, sorted: {figures[f'fast:{name}']:.1f} texts/s")
+
     compared = texts[: args.agreement]
     full = embedder.embed_texts(compared, fast=False)
     fast = embedder.embed_texts(compared, fast=True)
@@ -213,6 +248,13 @@ def main(argv: list[str] | None = None) -> int:
         f"nearest ten agreement, fast vs full precision, {len(compared)} texts: "
         f"{agreement:.1%} (mean cosine of the two vectors of a text {cosine:.3f})"
     )
+    for name, embed in others.items():
+        other = embed(compared)
+        _say(
+            f"  {name}: agreement {agreement_at_10(full, other):.1%}, mean cosine "
+            f"{float(np.mean(np.sum(full * other, axis=1))):.3f}; with the fast path's "
+            f"vectors {float(np.mean(np.sum(fast * other, axis=1))):.4f}"
+        )
     # Two processes of one core each: about the rate of one process on two threads.
     per_second_two = figures["fast"]
     _say(

@@ -11,7 +11,8 @@ Two ways to run the model (FAST_PATH chooses the one production uses):
 - the fast path: the same weights exported to ONNX, quantised to int8 and run by ONNX Runtime
   (discovery/onnx_model.py), over the same window: `all-MiniLM-L6-v2+onnx-int8@256`
   (bench/embedding_bench.py measures its speed and how far its nearest neighbours agree with
-  the full-precision model's). The int8 file is made from the installed weights by `make install`, or on first use.
+  the full-precision model's). The int8 file is made from the installed weights by `make install`,
+  or on first use.
 The stored model_name names the way, so switching re-embeds every work in the background.
 """
 

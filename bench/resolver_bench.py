@@ -172,6 +172,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcomes: Counter[str] = Counter()
     rss_after: list[float] = []
     timings: dict[str, float] = {}
+    # The model (and LightGBM with it, about 10 s to import on this machine) loaded before the
+    # clock starts: a worker loads it once, and it is no part of any batch's rate.
+    from ingest.resolution.model import load
+
+    load()
     try:
         # The learned resolver explicitly (the writer's default), whatever RESOLVER says.
         with transaction.atomic(), connection.cursor() as wrapper, resolver_in_use("model"):

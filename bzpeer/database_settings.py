@@ -24,13 +24,13 @@ from typing import Any
 DATABASE_SETTINGS: dict[str, str] = {
     # PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and the
     # search page's statements at 1M works pass it: compiling took longer than running (the
-    # works tab's ranked page went from 37 to 21 ms at p50 without it; the import's follow-up
+    # works tab's ranked page went from 36-38 to 21 ms at p50 without it; the import's follow-up
     # had already turned it off for its own statements, 1-2 s of compiling each).
     "jit": "off",
     # Starting parallel workers costs milliseconds on two cores, more than a name lookup that
     # reads a few hundred rows takes; the planner's guess of "1% of the table" for the name
     # index made it start them for every name search (the works tab's count of researchers:
-    # 43 ms at p50 with the default, 18 ms with this). Ten times the default keeps parallel
+    # 42-45 ms at p50 with the default, 18 ms with this). Ten times the default keeps parallel
     # plans for the scans that read a large part of a large table.
     "parallel_setup_cost": "10000",
 }

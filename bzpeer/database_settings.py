@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from psycopg import sql
+
 # Per database (ALTER DATABASE ... SET), whatever the machine.
 DATABASE_SETTINGS: dict[str, str] = {
     # PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and the
@@ -63,15 +65,13 @@ def server_settings_for(memory_gb: float) -> dict[str, str]:
     return {**sized, **SERVER_SETTINGS}
 
 
-def quoted_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def database_settings_apply(execute: Callable[..., Any], database: str) -> None:
-    """Store DATABASE_SETTINGS on `database`, through `execute(sql, params)` (a psycopg
-    connection's or a DB-API cursor's execute). New sessions start with them; sessions already
-    open keep what they had. Idempotent."""
+    """Store DATABASE_SETTINGS on `database`, through `execute` (a psycopg connection's).
+    New sessions start with them; sessions already open keep what they had. Idempotent."""
     for name, value in DATABASE_SETTINGS.items():
-        # ALTER DATABASE takes no bind parameters: the names and values are this module's
-        # constants, the database name is quoted as an identifier.
-        execute(f"ALTER DATABASE {quoted_identifier(database)} SET {name} = '{value}'")
+        # ALTER DATABASE takes no bind parameters: psycopg quotes the name and the value.
+        execute(
+            sql.SQL("ALTER DATABASE {} SET {} = {}").format(
+                sql.Identifier(database), sql.Identifier(name), sql.Literal(value)
+            )
+        )

@@ -153,6 +153,14 @@ def records_made() -> dict[str, Any]:
     return {"member": member, "merged_work_id": merged_work_id}
 
 
+def _form_text(page: str) -> str:
+    """What a person reads in the page's form (the login form's errors among it), not the
+    page's head: what a failed sign-in says when it fails."""
+    forms = [f for f in re.findall(r"<form.*?</form>", page, re.DOTALL) if 'name="password"' in f]
+    text = re.sub(r"<[^>]+>", " ", forms[0] if forms else page)
+    return re.sub(r"\s+", " ", text).strip()[:1000]
+
+
 def signed_in(member) -> Visitor:
     """Sign in through allauth's login form, as a browser does: the login page sets the CSRF
     cookie, the form posts it back, the answer sets the session cookie (and a new CSRF one)."""
@@ -164,7 +172,7 @@ def signed_in(member) -> Visitor:
         data={"login": member.email, "password": PASSWORD, "csrfmiddlewaretoken": token},
         headers={"Referer": "http://localhost/accounts/login/"},
     )
-    assert answer.status_code == 302, answer.get_data(as_text=True)[:500]
+    assert answer.status_code == 302, _form_text(answer.get_data(as_text=True))
     cookies = {name: browser.get_cookie(name).value for name in ("sessionid", "csrftoken")}
     return Visitor("member", cookies=cookies, headers={"X-CSRFToken": cookies["csrftoken"]})
 

@@ -34,6 +34,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def synthetic_mentions(
     return mentions
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_bench")
     parser.add_argument("--mentions", type=int, default=100_000)
@@ -131,18 +132,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         smoke.begin(args.database)
         smoke.tiny_corpus(args.database)
-    django_in_process(args.database, announce=True)
-    from django.conf import settings
-    from django.db import connection, transaction
+    return args
 
-    from ingest.writer.authors import researchers_for_mentions
-    from ingest.writer.resolver import (
-        name_resolution,
-        name_resolution_by_rules,
-        resolver_in_use,
-    )
-    from researchers.names import normalize_name
-    from researchers.resolution import Outcome
+
+@dataclass
+class Corpus:
+    researchers: int
+    authorships: int
+    batches: list[list[Any]]
+
+    @property
+    def mentions(self) -> int:
+        return sum(len(batch) for batch in self.batches)
+
+
+def _corpus(args: argparse.Namespace) -> Corpus | None:
+    """The synthetic name-only mentions of sampled researchers, in import batches; None when
+    the database holds no researchers."""
+    from django.conf import settings
+    from django.db import connection
 
     batch_size = args.batch or settings.IMPORT_BATCH_SIZE
     with connection.cursor() as wrapper:
@@ -152,30 +160,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         cursor.execute("SELECT count(*) FROM publications_authorship")
         authorships = cursor.fetchone()[0]
         if researchers == 0:
-            say(f"{args.database} holds no researchers: run the import benchmark first")
-            return 2
+            return None
         say(f"corpus: {researchers:,} researchers, {authorships:,} authorships")
         people = sample_people(cursor, min(researchers, max(1000, args.mentions // 2)), args.seed)
-    with connection.cursor() as wrapper:
-        wrapper.cursor.execute(
+        cursor.execute(
             "SELECT id, display_name FROM researchers_researcher WHERE id = ANY(%s)",
             [sorted({c for _, _, coauthors in people for c in coauthors})],
         )
-        names_of = dict(wrapper.cursor.fetchall())
+        names_of = dict(cursor.fetchall())
     mentions = synthetic_mentions(people, args.mentions, args.seed, names_of)
     batches = [mentions[i : i + batch_size] for i in range(0, len(mentions), batch_size)]
     say(f"{len(mentions):,} name-only mentions in {len(batches)} batches of {batch_size}")
+    return Corpus(researchers=researchers, authorships=authorships, batches=batches)
 
-    class Rollback(Exception):
-        pass
 
-    outcomes: Counter[str] = Counter()
-    rss_after: list[float] = []
-    timings: dict[str, float] = {}
+@dataclass
+class Phases:
+    timings: dict[str, float] = field(default_factory=dict)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    rss_after: list[float] = field(default_factory=list)
+    exact_name_matches: int = 0
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _phases_timed(batches: list[list[Any]]) -> Phases:
+    """Each phase over every batch, in one transaction that is rolled back: the exact-name
+    yardstick, issue 15's rules, the learned resolver, the writer."""
+    from django.db import connection, transaction
+
+    from ingest.resolution.model import load
+    from ingest.writer.authors import researchers_for_mentions
+    from ingest.writer.resolver import (
+        name_resolution,
+        name_resolution_by_rules,
+        resolver_in_use,
+    )
+    from researchers.names import normalize_name
+
+    phases = Phases()
     # The model (and LightGBM with it, about 10 s to import on this machine) loaded before the
     # clock starts: a worker loads it once, and it is no part of any batch's rate.
-    from ingest.resolution.model import load
-
     load()
     try:
         # The learned resolver explicitly (the writer's default), whatever RESOLVER says.
@@ -185,47 +212,65 @@ def main(argv: Sequence[str] | None = None) -> int:
             # the batch's normalised names (researcher_name_cited_idx). bzpeer never does it:
             # a name is never enough.
             started = time.perf_counter()
-            exact_name_matches = 0
             for batch in batches:
                 cursor.execute(
                     "SELECT id FROM researchers_researcher"
                     " WHERE name_normalized = ANY(%s) AND merged_into_id IS NULL",
                     [sorted({normalize_name(m.display_name)[:500] for m in batch})],
                 )
-                exact_name_matches += len(cursor.fetchall())
-            timings["exact-name lookup (yardstick)"] = time.perf_counter() - started
+                phases.exact_name_matches += len(cursor.fetchall())
+            phases.timings["exact-name lookup (yardstick)"] = time.perf_counter() - started
             started = time.perf_counter()
             for batch in batches:
                 name_resolution_by_rules(cursor, batch)
-            timings["resolve: issue 15's rules (before)"] = time.perf_counter() - started
+            phases.timings["resolve: issue 15's rules (before)"] = time.perf_counter() - started
             started = time.perf_counter()
             for batch in batches:
                 resolution = name_resolution(cursor, batch)
-                outcomes.update(d.outcome for d in resolution.decisions.values())
-                rss_after.append(rss_mb())
-            timings["resolve: learned (after)"] = time.perf_counter() - started
+                phases.outcomes.update(d.outcome for d in resolution.decisions.values())
+                phases.rss_after.append(rss_mb())
+            phases.timings["resolve: learned (after)"] = time.perf_counter() - started
             started = time.perf_counter()
             for batch in batches:
                 researchers_for_mentions(cursor, batch)
-                rss_after.append(rss_mb())
-            timings["write"] = time.perf_counter() - started
-            raise Rollback
-    except Rollback:
+                phases.rss_after.append(rss_mb())
+            phases.timings["write"] = time.perf_counter() - started
+            raise _Rollback
+    except _Rollback:
         pass
-    say(f"Name resolver benchmark ({researchers:,} researchers, {authorships:,} authorships)")
-    for phase, seconds in timings.items():
-        say(f"  {phase:36} {len(mentions) / seconds:10,.0f} mentions/s ({seconds:.1f} s)")
-    say(f"  exact-name lookup: {exact_name_matches:,} researchers share a mention's name")
+    return phases
+
+
+def _report(corpus: Corpus, phases: Phases) -> None:
+    from researchers.resolution import Outcome
+
+    say(
+        f"Name resolver benchmark ({corpus.researchers:,} researchers,"
+        f" {corpus.authorships:,} authorships)"
+    )
+    for phase, seconds in phases.timings.items():
+        say(f"  {phase:36} {corpus.mentions / seconds:10,.0f} mentions/s ({seconds:.1f} s)")
+    say(f"  exact-name lookup: {phases.exact_name_matches:,} researchers share a mention's name")
     say(
         "  outcomes: "
         + ", ".join(
-            f"{k} {outcomes[k]:,}" for k in (Outcome.LINKED, Outcome.CLOSE_CALL, Outcome.NEW)
+            f"{k} {phases.outcomes[k]:,}" for k in (Outcome.LINKED, Outcome.CLOSE_CALL, Outcome.NEW)
         )
     )
     say(
-        f"  memory: peak {peak_mb():.0f} MB; RSS after the first batch {rss_after[0]:.0f} MB,"
-        f" after the last {rss_after[-1]:.0f} MB"
+        f"  memory: peak {peak_mb():.0f} MB; RSS after the first batch {phases.rss_after[0]:.0f}"
+        f" MB, after the last {phases.rss_after[-1]:.0f} MB"
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    django_in_process(args.database, announce=True)
+    corpus = _corpus(args)
+    if corpus is None:
+        say(f"{args.database} holds no researchers: run the import benchmark first")
+        return 2
+    _report(corpus, _phases_timed(corpus.batches))
     return 0
 
 

@@ -3,9 +3,12 @@
 The weekly digest of every user, computed and handed to the mail backend in one process, as one
 worker would (the `send_digests --sync` path: plan, then chunk after chunk of claim, the chunk's
 windows in one statement, render, send, mark). Target: all 200,000 users in under 5 minutes.
-Then (`--worker-processes`, 2 by default, the machine's cores; 0 skips it) the same digests
-the way the product sends them: `send_digests` without --sync queues a task per chunk and one
-Celery worker of that concurrency sends them, timed until every delivery is finished.
+Then (`--worker-processes`, 1,2 by default, the machine's cores being 2; 0 skips it) the same
+digests the way the product sends them, once per concurrency, back to back: `send_digests`
+without --sync plans and queues a task per chunk and one Celery worker of that many processes
+claims and sends them (each process a chunk at a time, under the same claim and lease), timed
+from the command until every delivery is finished (the worker's start-up is not timed), with
+the CPU of the worker's processes and of their PostgreSQL sessions.
 
 The corpus is feed_bench's, generated the same way (its GENERATE statements, set-based with
 generate_series) in a database of its own (default bzpeer_digest_bench): researchers, works

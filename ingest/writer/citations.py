@@ -47,14 +47,14 @@ FROM publications_formeropenalexworkid WHERE work_id = ANY(%(ids)s)
 # the cost follows the batch, not the corpus (a join of the references against the works
 # table hashed the whole table on every batch: two sequential scans of it, growing with each).
 _HELD_BY_IDENTIFIER = """
-SELECT 'openalex:' || openalex_id, id FROM publications_work
+SELECT 'openalex', openalex_id, id FROM publications_work
 WHERE openalex_id = ANY(%(openalex)s::text[])
 UNION ALL
-SELECT 'openalex:' || f.openalex_id, f.work_id FROM publications_formeropenalexworkid f
+SELECT 'openalex', f.openalex_id, f.work_id FROM publications_formeropenalexworkid f
 WHERE f.openalex_id = ANY(%(openalex)s::text[])
   AND NOT EXISTS (SELECT FROM publications_work w WHERE w.openalex_id = f.openalex_id)
 UNION ALL
-SELECT 'doi:' || doi, id FROM publications_work WHERE doi = ANY(%(doi)s::text[])
+SELECT 'doi', doi, id FROM publications_work WHERE doi = ANY(%(doi)s::text[])
 """
 
 # The batch's citations and waiting references, resolved, deduplicated and sorted by the
@@ -85,38 +85,40 @@ def write_citations(
     """The references of the written records (index -> its work in work_of): a Citation each
     where the cited work is held, an UnresolvedReference where it is not. Two statements: the
     held works the references name, then both inserts."""
-    references: set[tuple[int, str]] = set()
-    values: dict[str, set[str]] = {"openalex": set(), "doi": set()}
-    for index, record in enumerate(records):
-        work_id = work_of.get(index)
-        if work_id is None or not record.references:
-            continue
-        for scheme, value in record.references:
-            references.add((work_id, f"{scheme}:{value}"))
-            values.setdefault(scheme, set()).add(value)
+    # (scheme, value) as the records hold them: no string built per reference but for the
+    # ones that wait (a batch holds some 70,000 references).
+    references: list[tuple[int, tuple[str, str]]] = [
+        (work_id, reference)
+        for index, record in enumerate(records)
+        if record.references and (work_id := work_of.get(index)) is not None
+        for reference in record.references
+    ]
     if not references:
         return
+    values: dict[str, set[str]] = {"openalex": set(), "doi": set()}
+    for _, (scheme, value) in references:
+        values.setdefault(scheme, set()).add(value)
     cursor.execute(
         _HELD_BY_IDENTIFIER, {"openalex": list(values["openalex"]), "doi": list(values["doi"])}
     )
-    held = dict(cursor.fetchall())
+    held = {(scheme, value): work_id for scheme, value, work_id in cursor.fetchall()}
     citations: set[tuple[int, int]] = set()
-    waiting: list[tuple[int, str]] = []
-    for citing_id, identifier in references:
-        cited_id = held.get(identifier)
+    waiting: set[tuple[int, str]] = set()
+    for citing_id, reference in references:
+        cited_id = held.get(reference)
         if cited_id is None:
-            waiting.append((citing_id, identifier))
+            waiting.add((citing_id, f"{reference[0]}:{reference[1]}"))
         elif cited_id != citing_id:  # a work never cites itself
             citations.add((citing_id, cited_id))
     pairs = sorted(citations)
-    waiting.sort()
+    waits = sorted(waiting)
     cursor.execute(
         _WRITE_REFERENCES,
         {
             "citing": [c for c, _ in pairs],
             "cited": [c for _, c in pairs],
-            "waiting_citing": [c for c, _ in waiting],
-            "waiting": [i for _, i in waiting],
+            "waiting_citing": [c for c, _ in waits],
+            "waiting": [i for _, i in waits],
         },
     )
 

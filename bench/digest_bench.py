@@ -3,9 +3,12 @@
 The weekly digest of every user, computed and handed to the mail backend in one process, as one
 worker would (the `send_digests --sync` path: plan, then chunk after chunk of claim, the chunk's
 windows in one statement, render, send, mark). Target: all 200,000 users in under 5 minutes.
-Then (`--worker-processes`, 2 by default, the machine's cores; 0 skips it) the same digests
-the way the product sends them: `send_digests` without --sync queues a task per chunk and one
-Celery worker of that concurrency sends them, timed until every delivery is finished.
+Then (`--worker-processes`, 1,2 by default, the machine's cores being 2; 0 skips it) the same
+digests the way the product sends them, once per concurrency, back to back: `send_digests`
+without --sync plans and queues a task per chunk and one Celery worker of that many processes
+claims and sends them (each process a chunk at a time, under the same claim and lease), timed
+from the command until every delivery is finished (the worker's start-up is not timed), with
+the CPU of the worker's processes and of their PostgreSQL sessions.
 
 The corpus is feed_bench's, generated the same way (its GENERATE statements, set-based with
 generate_series) in a database of its own (default bzpeer_digest_bench): researchers, works
@@ -100,12 +103,16 @@ def worker_measure(
     env: dict[str, str],
     processes: int,
     backend: str,
-    queue: str = "bzpeer-digest-bench",
+    queue: str,
 ) -> dict:
     """The same weekly digests as the product sends them: `send_digests` plans and queues one
     task per chunk, and one Celery worker of `processes` processes (its default concurrency is
-    the machine's cores) sends them. Timed from the command's start until every planned
-    delivery is finished; the deliveries of the in-process run are deleted first."""
+    the machine's cores) claims and sends them, each process a chunk at a time. Timed from the
+    command's start until every planned delivery is finished (the worker's start-up is not);
+    the deliveries of an earlier run are deleted first. The CPU is the worker's (its main
+    process and its pool, from /proc) and its PostgreSQL sessions' (sampled while it runs: they
+    live as long as the worker's connections, settings.CONN_MAX_AGE); the plan's command is
+    timed, its own CPU (mostly Django's start-up) left out."""
     redis = urlsplit(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     worker_env = {
         **env,
@@ -120,7 +127,8 @@ def worker_measure(
     }
     for name in ("CELERY_BROKER_URL", "CELERY_MAIL_QUEUE", "PGAPPNAME"):
         worker_env.pop(name, None)
-    log_path = DATA_DIR / "digest-worker.log"
+    log_path = DATA_DIR / f"digest-worker-{processes}.log"
+    database = urlsplit(url).path.lstrip("/")
     with psycopg.connect(url, autocommit=True) as raw:
         raw.execute("DELETE FROM feed_digestdelivery")
     say(f"one worker, {processes} processes: send_digests --period weekly ...")
@@ -129,21 +137,28 @@ def worker_measure(
             [str(Path(sys.executable).with_name("celery")), "-A", "bzpeer", "worker",
              "-Q", f"{queue},{queue}-mail", "--concurrency", str(processes),
              "--prefetch-multiplier", "1", "--without-gossip", "--without-mingle",
-             "--without-heartbeat", "--loglevel", "info", "-n", "digest-bench@%h"],
+             "--without-heartbeat", "--loglevel", "info", "-n", f"{queue}@%h"],
             env=worker_env, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
         try:
             worker_ready_wait(worker, log_path)  # its start-up is not the digests' time
-            started = time.perf_counter()
-            subprocess.run(
-                [sys.executable, str(REPO_ROOT / "manage.py"), "send_digests", "--period",
-                 "weekly", "--at", CLOCK.isoformat()],
-                env=worker_env, cwd=REPO_ROOT, check=True, stdout=log, stderr=subprocess.STDOUT,
-            )  # fmt: skip
             with psycopg.connect(url, autocommit=True) as raw:
+                poller = raw.execute("SELECT pg_backend_pid()").fetchone()[0]
+                backends = BackendsCpu(raw, database=database, leave_out={poller})
+                worker_cpu_before = session_cpu_seconds(worker.pid)
+                load_before = os.getloadavg()
+                started = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, str(REPO_ROOT / "manage.py"), "send_digests", "--period",
+                     "weekly", "--at", CLOCK.isoformat()],
+                    env=worker_env, cwd=REPO_ROOT, check=True, stdout=log,
+                    stderr=subprocess.STDOUT,
+                )  # fmt: skip
+                queued_seconds = time.perf_counter() - started
                 planned = raw.execute("SELECT count(*) FROM feed_digestdelivery").fetchone()[0]
                 while True:
+                    backends.sample()
                     left = raw.execute(
                         "SELECT count(*) FROM feed_digestdelivery WHERE finished_at IS NULL"
                     ).fetchone()[0]
@@ -155,23 +170,95 @@ def worker_measure(
                         )
                     time.sleep(0.5)
                 seconds = time.perf_counter() - started
-                emailed = raw.execute(
-                    "SELECT count(*) FROM feed_digestdelivery WHERE emailed"
-                ).fetchone()[0]
+                worker_cpu = session_cpu_seconds(worker.pid) - worker_cpu_before
+                backends.sample()
+                load_after = os.getloadavg()
+                emailed, sent_twice = raw.execute(
+                    "SELECT count(*) FILTER (WHERE emailed),"
+                    " count(*) - count(DISTINCT (user_id, period, period_key))"
+                    " FROM feed_digestdelivery"
+                ).fetchone()
         finally:
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=60)
+    cpu = worker_cpu + backends.total
     figures = {
         "processes": processes,
         "planned": planned,
         "left_unfinished": left,
         "emailed": emailed,
+        "deliveries_twice": sent_twice,
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "plan_and_queue_seconds": round(queued_seconds, 1),
         "seconds": round(seconds, 1),
         "per_user_ms": round(seconds / planned * 1000, 3) if planned else 0,
+        "extrapolated_200k_seconds": round(seconds / planned * TARGET_USERS, 1) if planned else 0,
+        "worker_cpu_seconds": round(worker_cpu, 2),
+        "postgres_cpu_seconds": round(backends.total, 2),
+        # One session a pool process: both busy shows both processes sent chunks.
+        "postgres_cpu_by_session": sorted(
+            (round(cpu, 1) for cpu in backends.by_session().values()), reverse=True
+        ),
+        "cpu_per_user_ms": round(cpu / planned * 1000, 3) if planned else 0,
+        "cpu_extrapolated_200k_seconds": round(cpu / planned * TARGET_USERS, 1) if planned else 0,
         "log": str(log_path),
     }
     say(f"one worker: {figures}")
     return figures
+
+
+def session_cpu_seconds(session_id: int) -> float:
+    """CPU time (user + system) of every live process of a session (a worker started with
+    start_new_session: its main process and its pool), from /proc."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(fields[3]) == session_id:  # the session id (stat's sixth field)
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+class BackendsCpu:
+    """The CPU of a database's PostgreSQL sessions opened by others (a worker's), sampled: each
+    session's last reading counts, less what it had used at the first sample."""
+
+    def __init__(self, raw: psycopg.Connection, *, database: str, leave_out: set[int]) -> None:
+        self._raw = raw
+        self._database = database
+        self._leave_out = leave_out
+        self._first: dict[int, float] = {}
+        self.seen: dict[int, float] = {}
+        self.sample(first=True)
+
+    def sample(self, *, first: bool = False) -> None:
+        pids = [
+            pid
+            for (pid,) in self._raw.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s"
+                " AND backend_type = 'client backend'",
+                [self._database],
+            ).fetchall()
+            if pid not in self._leave_out
+        ]
+        for pid in pids:
+            try:
+                cpu = backend_cpu_seconds(pid)
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if first:
+                self._first[pid] = cpu
+            self.seen[pid] = cpu
+
+    def by_session(self) -> dict[int, float]:
+        return {pid: cpu - self._first.get(pid, 0.0) for pid, cpu in self.seen.items()}
+
+    @property
+    def total(self) -> float:
+        return sum(self.by_session().values())
 
 
 def backend_cpu_seconds(pid: int) -> float:
@@ -198,6 +285,13 @@ class SerializingBackend:
         return len(messages)
 
 
+def _process_counts(text: str) -> list[int]:
+    counts = [int(part) for part in text.split(",") if part.strip()]
+    if any(count < 0 for count in counts):
+        raise argparse.ArgumentTypeError(f"not process counts: {text!r}")
+    return [count for count in counts if count]
+
+
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="bzpeer_digest_bench")
@@ -209,10 +303,11 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--regenerate", action="store_true")
     parser.add_argument(
         "--worker-processes",
-        type=int,
-        default=2,
-        help="then the same digests through send_digests and one Celery worker of this "
-        "concurrency (0: skip)",
+        type=_process_counts,
+        default=[1, 2],
+        help="then the same digests through send_digests and one Celery worker of each of "
+        "these concurrencies, one after the other (comma-separated; default 1,2, the machine's "
+        "cores being 2; 0: skip)",
     )
     smoke.add_argument(parser)
     args = parser.parse_args(argv)
@@ -224,7 +319,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
             works=smoke.WORKS,
             users=20,
             follows=3,
-            worker_processes=1,
+            worker_processes=[1],
         )
         smoke.begin(args.database)
     return args
@@ -395,6 +490,40 @@ def _report(
     }
 
 
+def _summary_print(report: dict[str, Any]) -> None:
+    """The paths side by side: wall and CPU, each extrapolated to 200,000 users."""
+    say("")
+    say(f"{'path':<24}{'users':>8}{'wall s':>9}{'200k wall s':>13}{'CPU py+pg s':>16}"
+        f"{'CPU ms/user':>13}{'200k CPU s':>12}")  # fmt: skip
+    rows = [
+        (
+            "in one process (--sync)",
+            report["users"],
+            report["total_seconds"],
+            report["extrapolated_200k_seconds"],
+            f"{report['python_cpu_seconds']:.1f}+{report['postgres_cpu_seconds']:.1f}",
+            report["cpu_per_user_ms"],
+            report["cpu_extrapolated_200k_seconds"],
+        ),
+        *(
+            (
+                f"one worker, {run['processes']} process(es)",
+                run["planned"],
+                run["seconds"],
+                run["extrapolated_200k_seconds"],
+                f"{run['worker_cpu_seconds']:.1f}+{run['postgres_cpu_seconds']:.1f}",
+                run["cpu_per_user_ms"],
+                run["cpu_extrapolated_200k_seconds"],
+            )
+            for run in report.get("workers", [])
+        ),
+    ]
+    for name, users, wall, wall_200k, cpu, cpu_per_user, cpu_200k in rows:
+        say(f"{name:<24}{users:>8,}{wall:>9.1f}{wall_200k:>13.1f}{cpu:>16}{cpu_per_user:>13.3f}"
+            f"{cpu_200k:>12.1f}")  # fmt: skip
+    say(f"load average: {os.getloadavg()}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
     params = {
@@ -445,15 +574,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         params=params,
         generated=generated,
     )
-    if args.worker_processes and not args.limit_users:
-        report["one_worker"] = worker_measure(
-            url=url,
-            env=env,
-            processes=args.worker_processes,
-            backend=args.backend,
-            **({"queue": smoke.key_prefix(args.database)} if args.smoke else {}),
-        )
+    if not args.limit_users:
+        # A queue of the database's own, so two runs on other databases never share tasks.
+        queue = smoke.key_prefix(args.database)
+        report["workers"] = [
+            worker_measure(url=url, env=env, processes=processes, backend=args.backend, queue=queue)
+            for processes in args.worker_processes
+        ]
     say(json.dumps({k: v for k, v in report.items() if k not in ("machine",)}, indent=2))
+    _summary_print(report)
     (DATA_DIR / "digest-report.json").write_text(json.dumps(report, indent=2, default=str))
     say(f"report: {DATA_DIR / 'digest-report.json'}")
     return 0

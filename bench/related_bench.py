@@ -170,6 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="skip the full computations (the lists of the last run must be in place)",
     )
     parser.add_argument(
+        "--full-only",
+        action="store_true",
+        help="skip the incremental step (step 1 only: one process against two)",
+    )
+    parser.add_argument(
         "--range-size",
         type=int,
         default=0,
@@ -219,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         # One worker process in smoke mode: the path is the same, the speed-up is not measured.
         report["full"] = full_measure(env, work_dir, processes=(1,) if options.smoke else (1, 2))
-    _incremental(options, url, env, range_size, report)
+    if not options.full_only:
+        _incremental(options, url, env, range_size, report)
     path = DATA_DIR / "related-report.json"
     path.write_text(json.dumps(report, indent=2))
     say(f"report: {path}")

@@ -10,8 +10,8 @@ from . import services
 from .services import novelty
 
 
-# A range is RANGE_SIZE works with bounded fan-out each (CITERS_CAP x REFERENCES_CAP rows at
-# most a work): seconds, a minute on a slow machine; the limit keeps a stuck one from holding
+# A range is about RANGE_SIZE works' estimated cost (related_works_ranges) with bounded fan-out
+# each (CITERS_CAP x REFERENCES_CAP rows at most a work): seconds, a minute on a slow machine; the limit keeps a stuck one from holding
 # a worker. It is idempotent (its rows are rewritten), so a lost one is simply run again.
 @shared_task(acks_late=True, time_limit=20 * 60)
 def related_works_compute_range(first_id: int, last_id: int, done_key: str = "") -> int:

@@ -181,19 +181,28 @@ def digest_windows(requests: Sequence[DigestWindowRequest], *, limit: int) -> Di
         "limit": limit,
     }
     # The ids come as the text of their arrays ("{12,40}"), parsed once per distinct pair in the
-    # chunk (a few thousand, against tens of thousands of rows).
+    # chunk (a few thousand, against tens of thousands of rows); and each distinct entry (a work
+    # and what brought it: the same for most of its readers in a week) is made once and shared
+    # by the windows that list it (it is frozen), the rows being ordered by delivery.
     reasons: dict[tuple[str | None, str | None], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    made: dict[tuple[int, str | None, str | None], DigestEntry] = {}
     with connection.cursor() as db:
         db.execute(_DIGEST_WINDOWS_SQL, params)
+        current: int | None = None
+        window: list[DigestEntry] = []
         for delivery_id, work_id, researchers, topics, total in db.fetchall():
-            reason = reasons.get((researchers, topics))
-            if reason is None:
-                reason = reasons[researchers, topics] = (_ids(researchers), _ids(topics))
-            window = entries.get(delivery_id)
-            if window is None:
+            key = (work_id, researchers, topics)
+            entry = made.get(key)
+            if entry is None:
+                reason = reasons.get((researchers, topics))
+                if reason is None:
+                    reason = reasons[researchers, topics] = (_ids(researchers), _ids(topics))
+                entry = made[key] = DigestEntry(work_id, *reason)
+            if delivery_id != current:
+                current = delivery_id
                 window = entries[delivery_id] = []
                 totals[delivery_id] = total
-            window.append(DigestEntry(work_id, *reason))
+            window.append(entry)
         researcher_ids = {pk for researchers, _topics in reasons.values() for pk in researchers}
         topic_ids = {pk for _researchers, topics in reasons.values() for pk in topics}
         names_of_researchers: dict[int, tuple[str, str]] = {}

@@ -45,6 +45,7 @@ _TEMPLATES = ("feed/email/digest_subject.txt", "feed/email/digest.txt", "feed/em
 _ITEM_TEMPLATES = ("feed/email/_item.txt", "feed/email/_item.html")
 _BECAUSE_TEMPLATES = ("feed/email/_because.txt", "feed/email/_because.html")
 _BECAUSE_MARKER = "\x00because\x00"
+_UNSEEN: Any = object()
 
 
 class _DigestTemplate:
@@ -112,6 +113,10 @@ class DigestListing:
         self._items: dict[int, tuple[str, str, str, str] | None] = {}
         self._because: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[str, str]] = {}
         self._subjects: dict[tuple[str, int], str] = {}
+        # (work id, because ids) -> the entry's text and HTML item; None: the work is gone.
+        self._pieces: dict[
+            tuple[int, tuple[int, ...], tuple[int, ...]], tuple[str, str] | None
+        ] = {}
 
     def subject(self, *, period: str, total: int) -> str:
         """The subject, which names only the count (and may name the period): once per count."""
@@ -128,19 +133,34 @@ class DigestListing:
         left out), and their items as text and as HTML, in order."""
         text: list[str] = []
         html: list[str] = []
+        pieces = self._pieces
         for entry in entries:
-            if entry.work_id not in self._items:
-                work = self._works.get(entry.work_id)
-                self._items[entry.work_id] = _item_halves(work) if work else None
-            item = self._items[entry.work_id]
-            if item is None:
+            key = (entry.work_id, entry.because_researcher_ids, entry.because_topic_ids)
+            piece = pieces.get(key, _UNSEEN)
+            if piece is _UNSEEN:
+                piece = pieces[key] = self._piece(entry)
+            if piece is None:
                 continue
-            because_text, because_html = self._because_lines(entry)
-            text_head, text_tail, html_head, html_tail = item
-            text += (text_head, because_text, text_tail)
-            html += (html_head, because_html, html_tail)
+            text.append(piece[0])
+            html.append(piece[1])
         # The pieces come from autoescaping templates (the HTML ones escaped there).
-        return len(text) // 3, "".join(text), Markup("".join(html))  # noqa: S704
+        return len(text), "".join(text), Markup("".join(html))  # noqa: S704
+
+    def _piece(self, entry: DigestEntry) -> tuple[str, str] | None:
+        """An entry's item, text and HTML, with its "because" line; None if the work is gone.
+        Once per distinct entry of the chunk (a work and what brought it)."""
+        if entry.work_id not in self._items:
+            work = self._works.get(entry.work_id)
+            self._items[entry.work_id] = _item_halves(work) if work else None
+        item = self._items[entry.work_id]
+        if item is None:
+            return None
+        because_text, because_html = self._because_lines(entry)
+        text_head, text_tail, html_head, html_tail = item
+        return (
+            f"{text_head}{because_text}{text_tail}",
+            f"{html_head}{because_html}{html_tail}",
+        )
 
     def _because_lines(self, entry: DigestEntry) -> tuple[str, str]:
         key = (entry.because_researcher_ids, entry.because_topic_ids)

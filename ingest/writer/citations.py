@@ -42,32 +42,36 @@ FROM publications_formeropenalexworkid WHERE work_id = ANY(%(ids)s)
 """
 
 
-# One statement for a batch's references: resolved once (a CTE used twice is materialised),
-# then written as citations or as waiting references. Arrays rather than a staging table: no
-# temporary table to create per batch.
+# The held works a batch's references name, by identifier: each distinct value looked up once
+# through its unique index (work's OpenAlex id, a former OpenAlex id of a merged work, DOI), so
+# the cost follows the batch, not the corpus (a join of the references against the works
+# table hashed the whole table on every batch: two sequential scans of it, growing with each).
+_HELD_BY_IDENTIFIER = """
+SELECT 'openalex', openalex_id, id FROM publications_work
+WHERE openalex_id = ANY(%(openalex)s::text[])
+UNION ALL
+SELECT 'openalex', f.openalex_id, f.work_id FROM publications_formeropenalexworkid f
+WHERE f.openalex_id = ANY(%(openalex)s::text[])
+  AND NOT EXISTS (SELECT FROM publications_work w WHERE w.openalex_id = f.openalex_id)
+UNION ALL
+SELECT 'doi', doi, id FROM publications_work WHERE doi = ANY(%(doi)s::text[])
+"""
+
+# The batch's citations and waiting references, resolved, deduplicated and sorted by the
+# writer: inserted straight from the arrays, no join for the planner to choose (the statement
+# is prepared after a few batches, and a generic plan cannot see the arrays' sizes). Sorted
+# by key, as every writer inserts, so concurrent batches take index pages in the same order.
 _WRITE_REFERENCES = (
     """
-WITH resolved AS MATERIALIZED (
-    SELECT s.citing_id, s.scheme || ':' || s.value AS identifier,
-           coalesce(wo.id, fo.work_id, wd.id) AS cited_id
-    FROM unnest(%s::int8[], %s::text[], %s::text[]) AS s(citing_id, scheme, value)
-    LEFT JOIN publications_work wo ON s.scheme = 'openalex' AND wo.openalex_id = s.value
-    LEFT JOIN publications_formeropenalexworkid fo
-           ON s.scheme = 'openalex' AND wo.id IS NULL AND fo.openalex_id = s.value
-    LEFT JOIN publications_work wd ON s.scheme = 'doi' AND wd.doi = s.value
-),
-inserted AS (
+WITH inserted AS (
     INSERT INTO publications_citation (citing_id, cited_id)
-    SELECT DISTINCT citing_id, cited_id FROM resolved
-    WHERE cited_id IS NOT NULL AND cited_id <> citing_id
-    ORDER BY citing_id, cited_id
+    SELECT * FROM unnest(%(citing)s::int8[], %(cited)s::int8[])
     ON CONFLICT DO NOTHING
     RETURNING citing_id, cited_id
 ),
 waiting AS (
     INSERT INTO publications_unresolvedreference (citing_id, identifier)
-    SELECT DISTINCT citing_id, identifier FROM resolved WHERE cited_id IS NULL
-    ORDER BY citing_id, identifier
+    SELECT * FROM unnest(%(waiting_citing)s::int8[], %(waiting)s::text[])
     ON CONFLICT DO NOTHING
 )
 """
@@ -79,33 +83,62 @@ def write_citations(
     cursor: Cursor, records: Sequence[WorkRecord], work_of: Mapping[int, int]
 ) -> None:
     """The references of the written records (index -> its work in work_of): a Citation each
-    where the cited work is held, an UnresolvedReference where it is not. One statement."""
-    citing: list[int] = []
-    schemes: list[str] = []
-    values: list[str] = []
-    for index, record in enumerate(records):
-        work_id = work_of.get(index)
-        if work_id is None or not record.references:
-            continue
-        for scheme, value in record.references:
-            citing.append(work_id)
-            schemes.append(scheme)
-            values.append(value)
-    if citing:
-        cursor.execute(_WRITE_REFERENCES, [citing, schemes, values])
+    where the cited work is held, an UnresolvedReference where it is not. Two statements: the
+    held works the references name, then both inserts."""
+    # (scheme, value) as the records hold them: no string built per reference but for the
+    # ones that wait (a batch holds some 70,000 references).
+    references: list[tuple[int, tuple[str, str]]] = [
+        (work_id, reference)
+        for index, record in enumerate(records)
+        if record.references and (work_id := work_of.get(index)) is not None
+        for reference in record.references
+    ]
+    if not references:
+        return
+    values: dict[str, set[str]] = {"openalex": set(), "doi": set()}
+    for _, (scheme, value) in references:
+        values.setdefault(scheme, set()).add(value)
+    cursor.execute(
+        _HELD_BY_IDENTIFIER, {"openalex": list(values["openalex"]), "doi": list(values["doi"])}
+    )
+    held = {(scheme, value): work_id for scheme, value, work_id in cursor.fetchall()}
+    citations: set[tuple[int, int]] = set()
+    waiting: set[tuple[int, str]] = set()
+    for citing_id, reference in references:
+        cited_id = held.get(reference)
+        if cited_id is None:
+            waiting.add((citing_id, f"{reference[0]}:{reference[1]}"))
+        elif cited_id != citing_id:  # a work never cites itself
+            citations.add((citing_id, cited_id))
+    pairs = sorted(citations)
+    waits = sorted(waiting)
+    cursor.execute(
+        _WRITE_REFERENCES,
+        {
+            "citing": [c for c, _ in pairs],
+            "cited": [c for _, c in pairs],
+            "waiting_citing": [c for c, _ in waits],
+            "waiting": [i for _, i in waits],
+        },
+    )
 
 
 def citations_resolve_arrived(cursor: Cursor, work_ids: Collection[int]) -> int:
     """The references that waited for these works (by any identifier they have) become
-    citations. Returns how many did."""
+    citations. Returns how many did.
+
+    The waiting references are found through their identifier's index, one probe per
+    identifier of the batch's works (the array says so to the planner): a join left to it
+    hashed the whole table, which holds every reference to a work not held, on every batch."""
     if not work_ids:
         return 0
     cursor.execute(
         f"""
-        WITH arrived AS ({_IDENTIFIERS_OF_WORKS}),
+        WITH arrived AS MATERIALIZED ({_IDENTIFIERS_OF_WORKS}),
         matched AS (
             DELETE FROM publications_unresolvedreference u USING arrived a
-            WHERE u.identifier = a.identifier
+            WHERE u.identifier = ANY(ARRAY(SELECT identifier FROM arrived))
+              AND u.identifier = a.identifier
             RETURNING u.citing_id, a.work_id AS cited_id
         ),
         inserted AS (

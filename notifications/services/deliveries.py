@@ -158,8 +158,10 @@ WITH finished AS (
     RETURNING id
 )"""
 
-_FINISH_SQL = f"""{_FINISHED_CTE}
-SELECT count(*) FROM finished
+# A plain UPDATE for the feed's digest: once per user, and nothing reads its count.
+_FINISH_SQL = f"""
+UPDATE {_TABLE} SET finished_at = now(), emailed = %(emailed)s, items_count = %(items)s
+WHERE id = ANY(%(ids)s) AND claimed_at = %(claimed_at)s AND finished_at IS NULL
 """
 
 # The notifications' digest finishes its delivery and marks what it carried emailed in one

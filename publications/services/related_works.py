@@ -29,8 +29,11 @@ the benchmark corpus (bench/related_bench.py).
 
 Two routes give the same rows (tests/publications/test_related_works.py):
 - the full computation (related_works_compute_all, the `compute_related_works` command): the
-  degrees counted again in one statement, then one job per range of RANGE_SIZE work ids, on
-  Celery workers (publications.tasks.related_works_compute_range) or in this process;
+  degrees counted again in one statement, then one job per range of work ids, on Celery
+  workers (publications.tasks.related_works_compute_range) or in this process. The ranges are
+  cut by an estimate of each work's cost from its degrees (related_works_ranges), not by id
+  count: the old, heavily cited works cost several times the recent ones, and ranges of equal
+  id counts left one process busy with the first ones while the other had finished;
 - the drain (related_works_drain; beat, and after an import run): the works whose citations
   changed (PendingRelatedWorks, written in the writer's batch) get their degrees counted and
   their lists computed in full; then, since the score is symmetric, each pair found for them is
@@ -48,7 +51,7 @@ import time
 import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -63,8 +66,14 @@ REFERENCES_CAP = 100
 COUPLING_CITERS_CAP = 20
 # Enough for a range's candidate pairs to be aggregated and ranked in memory.
 WORK_MEM = "256MB"
-# Work ids per job of the full computation: 100 jobs for a million works.
+# Work ids per job of the full computation, on average: 100 jobs for a million works. The ids
+# are cut by estimated cost (related_works_ranges), so a range of old, heavily cited works holds
+# fewer ids than one of recent works.
 RANGE_SIZE = 10_000
+# The estimate's weights, in candidate rows (measured on the benchmark corpus, bench/README.md):
+# a list read by an index scan, and the fixed part of a work.
+RANGE_LOOKUP_COST = 10
+RANGE_WORK_COST = 50
 # Rows of pending works one drain transaction takes (each one writer batch's works): taken
 # together, the works that several batches cite (the same well-cited ones, mostly) are
 # recomputed once, not once a batch.
@@ -218,6 +227,62 @@ _OFFER_WRITE_SQL = (
 )
 
 
+# The full computation's ranges, balanced by an estimate of each work's cost from the degrees
+# alone (one pass over the works, no join of the citations). Its candidate rows are its citing
+# works (up to the cap) times the references of a citing work (the mean over all citations,
+# capped as the statement caps them), plus its references (up to the cap) times the citing works
+# of a reference (the mean over all citations, at most COUPLING_CITERS_CAP); each of those
+# lists read costs an index scan (RANGE_LOOKUP_COST rows' worth), and each work its own fixed
+# part (RANGE_WORK_COST: its targets row, its degree, its ranking, its ten rows written). The
+# ids are cut where the running sum of the costs crosses each multiple of the total / ranges.
+_RANGES_SQL = """
+WITH degrees AS MATERIALIZED (
+    SELECT w.id, coalesce(d.cited_by, 0) AS cited_by, coalesce(d."references", 0) AS refs
+    FROM publications_work w LEFT JOIN publications_citationdegree d ON d.work_id = w.id
+),
+means AS (
+    SELECT coalesce(sum(refs * least(refs, %(references_cap)s))::float8
+                    / nullif(sum(refs), 0), 0) AS citer_references,
+           coalesce(sum(cited_by * least(cited_by, %(coupling_citers_cap)s))::float8
+                    / nullif(sum(cited_by), 0), 0) AS reference_citers
+    FROM degrees
+),
+costed AS (
+    SELECT d.id,
+           %(work_cost)s
+           + least(d.cited_by, %(citers_cap)s) * (m.citer_references + %(lookup_cost)s)
+           + least(d.refs, %(references_cap)s) * (m.reference_citers + %(lookup_cost)s) AS cost
+    FROM degrees d CROSS JOIN means m
+),
+placed AS (
+    SELECT id, cost,
+           sum(cost) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) - cost AS before,
+           sum(cost) OVER () AS total
+    FROM costed
+),
+cut AS (
+    SELECT least(floor(before * %(ranges)s / total)::int, %(ranges)s - 1) AS bucket,
+           min(id) AS first_id, sum(cost) AS cost
+    FROM placed GROUP BY 1
+)
+SELECT first_id,
+       coalesce(lead(first_id) OVER (ORDER BY first_id) - 1,
+                (SELECT max(id) FROM degrees)) AS last_id,
+       round(cost)::bigint AS estimated_cost
+FROM cut
+ORDER BY estimated_cost DESC, first_id
+"""
+
+
+class WorkRange(NamedTuple):
+    """One job of the full computation: the works with ids in [first_id, last_id]."""
+
+    first_id: int
+    last_id: int
+    # In candidate rows (_RANGES_SQL): for balancing and ordering, not a promise.
+    estimated_cost: int
+
+
 def _caps() -> dict[str, int]:
     return {
         "citers_cap": CITERS_CAP,
@@ -239,6 +304,7 @@ def related_works_compute_range(*, first_id: int, last_id: int) -> int:
     """Compute the lists of the works with ids in [first_id, last_id] from scratch, in one
     transaction. Precondition: the degrees are counted (related_works_degrees_count). Returns
     the number of rows written."""
+    started = time.monotonic()
     with transaction.atomic(), connection.cursor() as cursor:
         _settings(cursor)
         cursor.execute("SELECT pg_advisory_xact_lock_shared(%s)", [RELATED_WORKS_LOCK_KEY])
@@ -256,7 +322,16 @@ def related_works_compute_range(*, first_id: int, last_id: int) -> int:
             ),
             {**_caps(), "first": first_id, "last": last_id},
         )
-        return cursor.rowcount
+        rows = cursor.rowcount
+    # The seconds beside the ids: what a range really cost, against its estimate.
+    logger.info(
+        "related works: range %d-%d, %d rows in %.2fs",
+        first_id,
+        last_id,
+        rows,
+        time.monotonic() - started,
+    )
+    return rows
 
 
 def _settings(cursor: Any) -> None:
@@ -280,16 +355,28 @@ def related_works_degrees_count() -> None:
         cursor.execute("ANALYZE publications_citationdegree")
 
 
-def related_works_ranges(*, range_size: int = RANGE_SIZE) -> list[tuple[int, int]]:
-    """The full computation's jobs: [first, last] work ids, RANGE_SIZE ids each."""
+def related_works_ranges(*, range_size: int = RANGE_SIZE) -> list[WorkRange]:
+    """The full computation's jobs, costliest first: contiguous [first, last] ranges of work
+    ids that cover every id from the lowest to the highest once, as many as ranges of
+    range_size ids would be (fewer when one work outweighs a range's share), each holding
+    about the same estimated cost (_RANGES_SQL). Precondition: the degrees are counted
+    (related_works_degrees_count); without them every work costs the same."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id) FROM publications_work")
         low, high = cursor.fetchone()
-    if low is None:
-        return []
-    return [
-        (start, min(start + range_size - 1, high)) for start in range(low, high + 1, range_size)
-    ]
+        if low is None:
+            return []
+        count = -(-(high - low + 1) // range_size)
+        cursor.execute(
+            _RANGES_SQL,
+            {
+                **_caps(),
+                "lookup_cost": RANGE_LOOKUP_COST,
+                "work_cost": RANGE_WORK_COST,
+                "ranges": count,
+            },
+        )
+        return [WorkRange(*row) for row in cursor.fetchall()]
 
 
 @dataclass(frozen=True)
@@ -312,8 +399,8 @@ def related_works_compute_all(
     related_works_degrees_count()
     ranges = related_works_ranges(range_size=range_size)
     rows = 0
-    for done, (first, last) in enumerate(ranges, start=1):
-        rows += (run_range or _run_here)(first, last)
+    for done, work_range in enumerate(ranges, start=1):
+        rows += (run_range or _run_here)(work_range.first_id, work_range.last_id)
         if on_progress:
             on_progress(done, len(ranges))
     return ComputeResult(ranges=len(ranges), rows=rows, seconds=time.monotonic() - started)
@@ -325,8 +412,12 @@ def related_works_queue_all(*, range_size: int = RANGE_SIZE, done_key: str = "")
     caller that waits). Returns the number of ranges queued."""
     related_works_degrees_count()
     ranges = related_works_ranges(range_size=range_size)
-    for first, last in ranges:
-        task_enqueue_on_commit(COMPUTE_RANGE_TASK, first, last, done_key)
+    # Costliest first (related_works_ranges): a long range taken last would leave the other
+    # processes idle at the end.
+    for work_range in ranges:
+        task_enqueue_on_commit(
+            COMPUTE_RANGE_TASK, work_range.first_id, work_range.last_id, done_key
+        )
     logger.info("related works: %d ranges queued", len(ranges))
     return len(ranges)
 

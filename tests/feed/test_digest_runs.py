@@ -5,6 +5,7 @@ emails go to a folder (tests.feed.outbox) and are counted there."""
 from __future__ import annotations
 
 import datetime
+import email
 import os
 import signal
 import subprocess
@@ -20,11 +21,12 @@ from django.db import connection
 from django.db.models import F
 
 from bzpeer.celery import app as celery_app
-from notifications.models import DigestDelivery
+from feed import services as feed_services
+from notifications.models import DigestDelivery, NotificationPreference
 from tests.ingest.test_import_on_workers import Workers
 
 from .digest_support import DAY, MONDAY_8, following, member, recent_work, researcher
-from .outbox import recipients
+from .outbox import recipients, senders
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -152,14 +154,14 @@ def test_a_second_run_in_another_process_sends_nothing(followers, outbox, tmp_pa
     assert "0 planned, 0 to send" in (tmp_path / "two.log").read_text()
 
 
-@pytest.fixture
-def digest_worker(tmp_path: Path, outbox: Path):
-    """A real Celery worker on a queue of this test's own, mailing into the outbox."""
+def _digest_workers(tmp_path: Path, outbox: Path, **settings: object):
+    """A real Celery worker of two processes on a queue of this test's own, mailing into the
+    outbox, with these settings."""
     queue = f"bzpeer-test-digests-{uuid.uuid4().hex[:10]}"
     previous = celery_app.conf.task_default_queue
     celery_app.conf.task_default_queue = queue
     pool = Workers(queue, tmp_path)
-    pool.env.update(environment(outbox, FEED_DIGEST_CHUNK_SIZE=3))
+    pool.env.update(environment(outbox, FEED_DIGEST_CHUNK_SIZE=3, **settings))
     pool.env["CELERY_DEFAULT_QUEUE"] = queue
     try:
         pool.start()
@@ -171,8 +173,24 @@ def digest_worker(tmp_path: Path, outbox: Path):
             broker.default_channel.queue_purge(queue)
 
 
+@pytest.fixture
+def digest_worker(tmp_path: Path, outbox: Path):
+    yield from _digest_workers(tmp_path, outbox)
+
+
+@pytest.fixture
+def slow_digest_worker(tmp_path: Path, outbox: Path):
+    """A digest worker whose mail server takes 0.2 s a message, so each chunk's task stays
+    busy while others are claimed."""
+    yield from _digest_workers(tmp_path, outbox, BZPEER_TEST_SEND_DELAY=0.2)
+
+
 @pytest.mark.worker
-def test_without_sync_a_worker_sends_the_digests_in_chunks(followers, digest_worker, outbox):
+def test_without_sync_a_worker_sends_the_digests_in_chunks(
+    followers, digest_worker, outbox, settings
+):
+    # The chunks are cut where they are queued (here, not in the worker): three users a task.
+    settings.DIGEST_CHUNK_SIZE = 3
     call_command("send_digests", "--period", "weekly", "--at", MONDAY_8.isoformat())
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and len(recipients(outbox)) < USERS:
@@ -182,3 +200,78 @@ def test_without_sync_a_worker_sends_the_digests_in_chunks(followers, digest_wor
     )
     assert DigestDelivery.objects.filter(emailed=True).count() == USERS
     assert "feed.tasks.digest_deliveries_send" in digest_worker.logs()
+
+
+@pytest.fixture
+def many_followers() -> list:
+    """Twenty-four users due for a weekly digest of Ada's new work, and three who are not: one
+    at 08:00 in no time zone of theirs this hour, one who muted her, one with the digest off."""
+    ada = researcher("Ada Lovelace")
+    due = [following(member(f"many{number}"), ada) for number in range(3 * USERS)]
+    following(member("tokyo", time_zone="Asia/Tokyo"), ada)
+    muted = following(member("muted"), ada)
+    feed_services.follow_mute_set(user=muted, target=ada, muted=True)
+    off = following(member("off"), ada)
+    NotificationPreference.objects.create(user=off, category="digest", delivery="off")
+    recent_work(ada, arrived=MONDAY_8 - DAY, title="On the analytical engine")
+    return due
+
+
+def _until_finished(worker: Workers, *, timeout: float = 120) -> None:
+    """Until no delivery is unfinished and the worker has run every task it was given."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        logs = worker.logs()
+        received = logs.count("feed.tasks.digest_deliveries_send[")
+        done = logs.count("succeeded in") + logs.count("] raised")
+        unfinished = DigestDelivery.objects.filter(finished_at__isnull=True).exists()
+        if not unfinished and received and done * 2 >= received:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the deliveries were not all finished\n{worker.logs()}")
+
+
+@pytest.mark.worker
+def test_both_processes_of_one_worker_send_the_chunks_each_due_user_once(
+    many_followers, slow_digest_worker, outbox, settings
+):
+    # Queued twice, as two overlapping hourly runs would: the second plans nobody and queues
+    # the same chunks again, which the worker's two processes claim while the first's are
+    # still being sent (a slow mail server keeps each chunk busy).
+    # The chunks are cut where they are queued (here): three users a task, nine tasks a run.
+    settings.DIGEST_CHUNK_SIZE = 3
+    call_command("send_digests", "--period", "weekly", "--at", MONDAY_8.isoformat())
+    call_command("send_digests", "--period", "weekly", "--at", MONDAY_8.isoformat())
+    _until_finished(slow_digest_worker)
+    assert Counter(recipients(outbox)) == Counter(user.email for user in many_followers), (
+        slow_digest_worker.logs()
+    )
+    # Both pool processes sent chunks (the outbox names each message's sender).
+    assert len(senders(outbox)) == 2, senders(outbox)
+    deliveries = DigestDelivery.objects.filter(period="weekly")
+    assert deliveries.filter(emailed=True).count() == len(many_followers)
+    # The muted follower's delivery was planned and finished with nothing to send; the user
+    # in Tokyo and the one who turned the digest off were never planned.
+    assert deliveries.count() == len(many_followers) + 1
+    assert not deliveries.filter(finished_at__isnull=True).exists()
+    for path in outbox.glob("*.eml"):
+        message = email.message_from_bytes(path.read_bytes())
+        assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        assert message["List-Unsubscribe"].startswith("<https://bzpeer.example/")
+
+
+@pytest.mark.worker
+def test_a_worker_and_a_sync_run_at_once_send_each_due_user_once(
+    many_followers, slow_digest_worker, outbox, tmp_path, settings
+):
+    # The --sync run (slower to start) first, so that both are claiming chunks at once.
+    env = environment(outbox, BZPEER_TEST_SEND_DELAY=0.2, FEED_DIGEST_CHUNK_SIZE=3)
+    settings.DIGEST_CHUNK_SIZE = 3
+    sync_run = start_run(env, tmp_path / "sync.log")
+    call_command("send_digests", "--period", "weekly", "--at", MONDAY_8.isoformat())
+    assert sync_run.wait(timeout=120) == 0
+    _until_finished(slow_digest_worker)
+    assert Counter(recipients(outbox)) == Counter(user.email for user in many_followers), (
+        slow_digest_worker.logs()
+    )
+    assert DigestDelivery.objects.filter(emailed=True).count() == len(many_followers)

@@ -280,3 +280,53 @@ def test_the_command_computes_every_list_and_forgets_what_it_covered(corpus):
     assert "14 related works, 3 ranges" in output.getvalue()
     assert RelatedWork.objects.count() == 14
     assert not PendingRelatedWorks.objects.exists()
+
+
+def _links_of(first_id: int, last_id: int) -> int:
+    """The citations citing or cited by the works with ids in [first_id, last_id]."""
+    return (
+        Citation.objects.filter(cited__id__gte=first_id, cited__id__lte=last_id).count()
+        + Citation.objects.filter(citing__id__gte=first_id, citing__id__lte=last_id).count()
+    )
+
+
+def test_the_ranges_cover_every_work_once_and_hold_about_the_same_cost_on_a_skewed_corpus():
+    """Six old works cited by each of 54 later ones, which also cite the one before them: by
+    ids, the first range of 15 would hold all the hubs' co-citations. The ranges are cut by
+    estimated cost instead, as many as ranges of 15 ids would be, costliest first."""
+    from publications.services import related_works_degrees_count, related_works_ranges
+
+    works = [Work.objects.create(title=f"Work {n}") for n in range(60)]
+    hubs, later = works[:6], works[6:]
+    for previous, work in zip([None, *later], later, strict=False):
+        _cite(work, *hubs, *([previous] if previous else []))
+    related_works_degrees_count()
+    ids = sorted(work.pk for work in works)
+
+    ranges = related_works_ranges(range_size=15)
+
+    costs = [work_range.estimated_cost for work_range in ranges]
+    assert costs == sorted(costs, reverse=True)
+    by_id = sorted(ranges)
+    assert by_id[0].first_id == ids[0] and by_id[-1].last_id == ids[-1]
+    for before, after in zip(by_id, by_id[1:], strict=False):
+        assert after.first_id == before.last_id + 1
+    covering = [
+        [n for n, r in enumerate(by_id) if r.first_id <= work_id <= r.last_id] for work_id in ids
+    ]
+    assert all(len(found) == 1 for found in covering)
+    assert len(ranges) == 4
+    assert max(costs) <= 1.5 * min(costs)
+    # The hubs' range holds fewer works than a range of recent works.
+    sizes = [sum(r.first_id <= work_id <= r.last_id for work_id in ids) for r in by_id]
+    assert sizes[0] < sizes[-1]
+    # Balanced in what the statement reads, too: the citation links of each range's works.
+    links = [_links_of(r.first_id, r.last_id) for r in by_id]
+    fixed = [_links_of(first, first + 14) for first in range(ids[0], ids[-1] + 1, 15)]
+    assert max(links) / min(links) < max(fixed) / min(fixed)
+
+
+def test_there_are_no_ranges_without_works():
+    from publications.services import related_works_ranges
+
+    assert related_works_ranges() == []

@@ -25,7 +25,10 @@ class Command(BaseCommand):
             "--range-size",
             type=int,
             default=services.related_works.RANGE_SIZE,
-            help=f"Work ids per job ({services.related_works.RANGE_SIZE}).",
+            help=(
+                f"Work ids per job on average ({services.related_works.RANGE_SIZE}); the ids "
+                "are cut by estimated cost, so ranges of old, often cited works are shorter."
+            ),
         )
         parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
 

@@ -1,5 +1,5 @@
 """The Jinja2 environment of the public read pages (profile, home, topic, institution,
-following and the works listings they share).
+following, the work page and the works listings they share).
 
 These are the pages a visitor loads most and a crawler walks through, and a profile lists
 up to twenty works with their bylines: Django's template language rendered such a page in
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.template.defaultfilters import capfirst, date, truncatechars
 from django.templatetags.static import static
 from django.urls import reverse
 from django_htmx.jinja import htmx_script
@@ -74,5 +75,9 @@ def environment(**options: Any) -> Environment:
         trust_band=trust_band,
         pluralize=pluralize,
         category_tag=category_tag,
+        # Django's filters of these names, for the work page.
+        capfirst=capfirst,
+        date=date,
+        truncatechars=truncatechars,
     )
     return env

@@ -56,7 +56,7 @@ FIGURES = {
     ],
     "graph_bench": [r"^plain agg\s+\d", r"^rebuild\s+\d", r"^incremental\s+\d", r"^slice p99 ", r"^graph_stats in "],
     "related_bench": [r"^full: \{.*workers_1_seconds", r"^incremental: \{.*drain_seconds"],
-    "pages_bench": [r"^trivial\s+\d", r"^cold\s+\d", r"^warm\s+\d", r"^cold / trivial = "],
+    "pages_bench": [r"^trivial\s+\d", r"^cold\s+\d", r"^warm\s+\d", r"^work\s+\d", r"^cold / trivial = ", r"^work / trivial = "],
     "collaboration_bench": [r"^queries\s+inbox \d", r"^inbox page\s+cold", r"^conversation, 200\s+cold", r"^send a message\s+cold"],
     "feed_bench": [r'^follow 20: \{"follows"', r'^follow 60: \{"follows"', r"^Seq Scan on works/authorships: "],
     "digest_bench": [r'"plan_seconds": ', r'"send_seconds": ', r"^one worker: \{.*'left_unfinished': 0"],

@@ -93,6 +93,16 @@ def test_the_page_runs_the_same_queries_for_one_citation_or_sixty():
     assert counts[0] == counts[1]
 
 
+def test_the_references_still_waiting_for_their_work_are_counted_in_words():
+    work = _work("The work")
+    UnresolvedReference.objects.create(citing=work, identifier="openalex:W1")
+    assert "and 1 reference to work not on bzpeer yet, linked when it arrives." in _page(work)
+
+    for identifier in ("openalex:W2", "doi:10.1/two"):
+        UnresolvedReference.objects.create(citing=work, identifier=identifier)
+    assert "and 3 references to works not on bzpeer yet, linked when they arrive." in _page(work)
+
+
 def test_unlinked_references_are_shown_as_text():
     work = _work("The work")
     WorkSource.objects.create(

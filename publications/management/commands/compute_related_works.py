@@ -24,9 +24,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--range-size",
             type=int,
-            default=services.related_works.RANGE_SIZE,
+            default=services.related_works_full.RANGE_SIZE,
             help=(
-                f"Work ids per job on average ({services.related_works.RANGE_SIZE}); the ids "
+                f"Work ids per job on average ({services.related_works_full.RANGE_SIZE}); the ids "
                 "are cut by estimated cost, so ranges of old, often cited works are shorter."
             ),
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import email
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -217,15 +218,25 @@ def many_followers() -> list:
     return due
 
 
+# Celery's worker log names each task by its id when it takes it and when it ends.
+_CHUNK_TASK_RECEIVED = re.compile(
+    r"Task feed\.tasks\.digest_deliveries_send\[([0-9a-f-]+)\] received"
+)
+_CHUNK_TASK_ENDED = re.compile(
+    r"Task feed\.tasks\.digest_deliveries_send\[([0-9a-f-]+)\] (?:succeeded in|raised)"
+)
+
+
 def _until_finished(worker: Workers, *, timeout: float = 120) -> None:
-    """Until no delivery is unfinished and the worker has run every task it was given."""
+    """Until no delivery is unfinished and every chunk task the worker took has ended (by its
+    id: a task still sending could otherwise mail a duplicate after the assertions)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         logs = worker.logs()
-        received = logs.count("feed.tasks.digest_deliveries_send[")
-        done = logs.count("succeeded in") + logs.count("] raised")
+        received = set(_CHUNK_TASK_RECEIVED.findall(logs))
+        ended = set(_CHUNK_TASK_ENDED.findall(logs))
         unfinished = DigestDelivery.objects.filter(finished_at__isnull=True).exists()
-        if not unfinished and received and done * 2 >= received:
+        if not unfinished and received and received <= ended:
             return
         time.sleep(0.1)
     pytest.fail(f"the deliveries were not all finished\n{worker.logs()}")

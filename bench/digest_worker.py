@@ -21,6 +21,26 @@ import psycopg
 from bench.harness import DATA_DIR, REPO_ROOT, say, worker_ready_wait
 
 
+def _worker_environment(env: dict[str, str], *, queue: str, backend: str) -> dict[str, str]:
+    """The worker's (and its send_digests command's) environment: a Redis database and a queue of
+    the benchmark's own, and the chosen mail backend."""
+    redis = urlsplit(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    worker_env = {
+        **env,
+        "REDIS_URL": redis._replace(path="/13").geturl(),
+        "CELERY_DEFAULT_QUEUE": queue,
+        "SITE_URL": "https://bzpeer.example",
+        "EMAIL_BACKEND": (
+            "bench.digest_worker.SerializingBackend"
+            if backend == "serialize"
+            else "django.core.mail.backends.dummy.EmailBackend"
+        ),
+    }
+    for name in ("CELERY_BROKER_URL", "CELERY_MAIL_QUEUE", "PGAPPNAME"):
+        worker_env.pop(name, None)
+    return worker_env
+
+
 def worker_measure(
     *,
     url: str,
@@ -39,20 +59,7 @@ def worker_measure(
     process and its pool, from /proc) and its PostgreSQL sessions' (sampled while it runs: they
     live as long as the worker's connections, settings.CONN_MAX_AGE); the plan's command is
     timed, its own CPU (mostly Django's start-up) left out."""
-    redis = urlsplit(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    worker_env = {
-        **env,
-        "REDIS_URL": redis._replace(path="/13").geturl(),
-        "CELERY_DEFAULT_QUEUE": queue,
-        "SITE_URL": "https://bzpeer.example",
-        "EMAIL_BACKEND": (
-            "bench.digest_worker.SerializingBackend"
-            if backend == "serialize"
-            else "django.core.mail.backends.dummy.EmailBackend"
-        ),
-    }
-    for name in ("CELERY_BROKER_URL", "CELERY_MAIL_QUEUE", "PGAPPNAME"):
-        worker_env.pop(name, None)
+    worker_env = _worker_environment(env, queue=queue, backend=backend)
     log_path = DATA_DIR / f"digest-worker-{processes}.log"
     database = urlsplit(url).path.lstrip("/")
     with psycopg.connect(url, autocommit=True) as raw:

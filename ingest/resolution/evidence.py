@@ -44,6 +44,10 @@ MAX_CANDIDATES_PER_MENTION = 12
 # of records). More than this and the name is common: no rare-name link, and the candidates
 # are MAX_CANDIDATES_PER_MENTION of those read.
 MAX_RECORDS_PER_TOKEN = 40
+# Words ('~word', '=word') stand for many more names than a key (the synthetic corpus's
+# syllables are often nameparser particles, so thousands of its names are read by word): a
+# bound of their own, so that a 20,000-work corpus still reads all of them.
+MAX_RECORDS_PER_WORD = 400
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,10 @@ class _Found:
     truncated: set[str]  # tokens that held more than MAX_RECORDS_PER_TOKEN records
 
 
+def _bound(token: str) -> int:
+    return MAX_RECORDS_PER_TOKEN if "|" in token else MAX_RECORDS_PER_WORD
+
+
 def _candidates_by_name(cursor: Cursor, tokens: set[str]) -> _Found:
     """At most MAX_RECORDS_PER_TOKEN records (not merged away) per token, from the GIN index of
     match tokens: the read is bounded by the batch's names, not by how many records share
@@ -92,22 +100,26 @@ def _candidates_by_name(cursor: Cursor, tokens: set[str]) -> _Found:
               AND researchers_name_match_tokens(
                       name_normalized::text, display_name::text, dblp_id::text)
                   @> ARRAY[t.token]
-            LIMIT %(limit)s
+            LIMIT CASE WHEN t.token LIKE '%%|%%' THEN %(per_key)s ELSE %(per_word)s END
         ) r
         """,
-        {"tokens": sorted(tokens), "limit": MAX_RECORDS_PER_TOKEN + 1},
+        {
+            "tokens": sorted(tokens),
+            "per_key": MAX_RECORDS_PER_TOKEN + 1,
+            "per_word": MAX_RECORDS_PER_WORD + 1,
+        },
     )
     named: dict[int, _Named] = {}
     per_token: dict[str, int] = defaultdict(int)
     for token, rid, name, orcid, openalex_id, dblp_id, works in cursor.fetchall():
         per_token[token] += 1
-        if per_token[token] > MAX_RECORDS_PER_TOKEN:
+        if per_token[token] > _bound(token):
             continue
         if rid not in named:
             named[rid] = _Named(
                 rid, name, orcid, openalex_id, dblp_identity_key(dblp_id or ""), works or 0
             )
-    truncated = {t for t, count in per_token.items() if count > MAX_RECORDS_PER_TOKEN}
+    truncated = {t for t, count in per_token.items() if count > _bound(t)}
     return _Found(list(named.values()), truncated)
 
 

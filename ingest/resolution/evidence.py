@@ -1,11 +1,12 @@
 """The learned resolver's database side: the candidates of a whole batch of mentions and what
 bzpeer holds about each of them, one query per kind of evidence (never one per mention).
 
-1. candidates by name: researchers (not merged away) whose stored name starts or ends with one
-   of the mentions' blocking words (researchers.names.blocking_keys), kept when the names are
-   compatible (names_compare), at most MAX_CANDIDATES_PER_MENTION per mention (the best names
-   first, then the most works: a common name's long tail is left to the moderators' queue and
-   to the re-run);
+1. candidates by name: researchers (not merged away) indexed under one of the mentions' match
+   tokens (mention_tokens: their (family name, first initial) keys, and the words of names
+   the index leaves to Python), at most MAX_RECORDS_PER_TOKEN per token, kept when the names
+   are compatible (names_compare), at most MAX_CANDIDATES_PER_MENTION per mention (the best
+   names first, then the most works: a common name's long tail is left to the moderators'
+   queue and to the re-run);
 2. the candidates' works, one row per (candidate, work): year, venue, institutions, raw
    affiliations, the other authors (researcher ids and names as written: the team) and topics;
 3. the candidates' affiliations (researchers_affiliation) and their institutions' email domains.
@@ -32,9 +33,21 @@ from researchers.names import (
 
 from .features import CandidateProfile, CandidateWork, Cursor, MentionContext, name_keys
 
+# How many records make a name common when not all of them were read (decide.py links a rare
+# name only when its key meets one record).
+RARE_NAME_FLOOR = 2
 # Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
 MAX_AUTHORS_FOR_EVIDENCE = 100
 MAX_CANDIDATES_PER_MENTION = 12
+# Records read per match token (a key such as 'smith|j'): the candidate read stays bounded
+# whatever the corpus (on the 1M-work benchmark corpus a name's key is carried by thousands
+# of records). More than this and the name is common: no rare-name link, and the candidates
+# are MAX_CANDIDATES_PER_MENTION of those read.
+MAX_RECORDS_PER_TOKEN = 40
+# Words ('~word', '=word') stand for many more names than a key (the synthetic corpus's
+# syllables are often nameparser particles, so thousands of its names are read by word): a
+# bound of their own, so that a 20,000-work corpus still reads all of them.
+MAX_RECORDS_PER_WORD = 400
 
 
 @dataclass(frozen=True)
@@ -47,21 +60,67 @@ class _Named:
     works_count: int
 
 
-def _candidates_by_name(cursor: Cursor, words: set[str]) -> list[_Named]:
+def mention_tokens(name: PersonName, dblp_key: str | None) -> set[str]:
+    """The match tokens (researchers' migration 0016: researchers_name_match_tokens) under
+    which every record this mention's name may be compatible with is indexed: its keys
+    'family|initial', the first and last words of records the index could not parse ('~word'),
+    and, for a name without a given name or with a dblp key (it meets every name of its
+    words), the words themselves ('=word')."""
+    words = blocking_keys(name)
+    keys = name.match_keys()
+    tokens = {f"~{word}" for word in words}
+    if dblp_key or any(not initial for _, initial in keys):
+        return tokens | {f"={word}" for word in words}
+    return tokens | {f"{family}|{initial}" for family, initial in keys}
+
+
+@dataclass
+class _Found:
+    named: list[_Named]
+    truncated: set[str]  # tokens that held more than MAX_RECORDS_PER_TOKEN records
+
+
+def _bound(token: str) -> int:
+    return MAX_RECORDS_PER_TOKEN if "|" in token else MAX_RECORDS_PER_WORD
+
+
+def _candidates_by_name(cursor: Cursor, tokens: set[str]) -> _Found:
+    """At most MAX_RECORDS_PER_TOKEN records (not merged away) per token, from the GIN index of
+    match tokens: the read is bounded by the batch's names, not by how many records share
+    them. Which records of a longer list come back is the index's order (arbitrary); such a
+    name is common (see candidates_for)."""
     cursor.execute(
         """
-        SELECT id, display_name, orcid, openalex_id, dblp_id, works_count
-        FROM researchers_researcher
-        WHERE merged_into_id IS NULL
-          AND (split_part(name_normalized, ' ', 1) = ANY(%(words)s)
-               OR reverse(split_part(reverse(name_normalized), ' ', 1)) = ANY(%(words)s))
+        SELECT t.token, r.id, r.display_name, r.orcid, r.openalex_id, r.dblp_id, r.works_count
+        FROM unnest(%(tokens)s::text[]) AS t(token)
+        CROSS JOIN LATERAL (
+            SELECT id, display_name, orcid, openalex_id, dblp_id, works_count
+            FROM researchers_researcher
+            WHERE merged_into_id IS NULL
+              AND researchers_name_match_tokens(
+                      name_normalized::text, display_name::text, dblp_id::text)
+                  @> ARRAY[t.token]
+            LIMIT CASE WHEN t.token LIKE '%%|%%' THEN %(per_key)s ELSE %(per_word)s END
+        ) r
         """,
-        {"words": sorted(words)},
+        {
+            "tokens": sorted(tokens),
+            "per_key": MAX_RECORDS_PER_TOKEN + 1,
+            "per_word": MAX_RECORDS_PER_WORD + 1,
+        },
     )
-    return [
-        _Named(rid, name, orcid, openalex_id, dblp_identity_key(dblp_id or ""), works or 0)
-        for rid, name, orcid, openalex_id, dblp_id, works in cursor.fetchall()
-    ]
+    named: dict[int, _Named] = {}
+    per_token: dict[str, int] = defaultdict(int)
+    for token, rid, name, orcid, openalex_id, dblp_id, works in cursor.fetchall():
+        per_token[token] += 1
+        if per_token[token] > _bound(token):
+            continue
+        if rid not in named:
+            named[rid] = _Named(
+                rid, name, orcid, openalex_id, dblp_identity_key(dblp_id or ""), works or 0
+            )
+    truncated = {t for t, count in per_token.items() if count > _bound(t)}
+    return _Found(list(named.values()), truncated)
 
 
 def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]]:
@@ -273,8 +332,9 @@ def candidates_for(
     name_records: dict[MentionContext, int] = {}
     if not mentions:
         return Candidates(found, name_records)
-    words = {word for m in mentions for word in blocking_keys(m.name)}
-    index = _NameIndex(_candidates_by_name(cursor, words))
+    tokens = {m: mention_tokens(m.name, m.dblp_key) for m in mentions}
+    found_by_name = _candidates_by_name(cursor, set().union(*tokens.values()))
+    index = _NameIndex(found_by_name.named)
     # The pool and the comparisons depend on the name alone: mentions of one name (a batch's
     # bylines of one person, a common name) share them, each leaving out its own exclusions.
     compared: dict[tuple[PersonName, str | None], list[_Compared]] = {}
@@ -292,6 +352,9 @@ def candidates_for(
         # How common the name is, counted over the same pool: the records of the whole
         # database its keys meet (the one candidate statement), so it costs no query.
         name_records[mention] = sum(c.common for c in kept)
+        if tokens[mention] & found_by_name.truncated:
+            # Not all of its records were read: the name is common (never a rare-name link).
+            name_records[mention] = max(name_records[mention], RARE_NAME_FLOOR)
         ranked = sorted(
             (c for c in kept if c.level != GivenNames.INCOMPATIBLE),
             key=lambda c: (-c.level, -c.candidate.works_count, c.candidate.researcher_id),

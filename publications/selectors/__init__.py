@@ -1,6 +1,7 @@
 """Reads of works shared by the pages, the API and the tasks: works, listings and facets here;
-a work's citations, who cites a researcher and related works in citations.py; novelty in
-novelty.py (re-exported here, so callers import them from publications.selectors)."""
+a work's citations, who cites a researcher and related works in citations.py; what the work
+page shows in work_page.py; novelty in novelty.py (re-exported here, so callers import them
+from publications.selectors)."""
 
 from __future__ import annotations
 
@@ -379,8 +380,18 @@ from .novelty import (  # noqa: E402
     researcher_novelty_explained,
     work_novelty_explained,
 )
+from .work_page import (  # noqa: E402
+    CITATION_SORTS_SQL,
+    BylineAuthor,
+    CitedWork,
+    Lister,
+    PageTopic,
+    WorkPage,
+    work_citation_pages,
+    work_page,
+)
 
-# Re-exported from citations.py and novelty.py.
+# Re-exported from citations.py, work_page.py and novelty.py.
 __all__ = [
     "CITATION_SORTS",
     "CITATIONS_PER_PAGE",
@@ -398,6 +409,14 @@ __all__ = [
     "work_citing",
     "work_references",
     "work_related",
+    "CITATION_SORTS_SQL",
+    "BylineAuthor",
+    "CitedWork",
+    "Lister",
+    "PageTopic",
+    "WorkPage",
+    "work_citation_pages",
+    "work_page",
     "NoveltyPair",
     "ResearcherNoveltyExplained",
     "WorkNoveltyExplained",

@@ -28,6 +28,7 @@ from publications.models import Topic
 from publications.selectors import (
     CITATION_SORTS,
     CITATIONS_PER_PAGE,
+    CitedWork,
     WorkListing,
     researcher_novelty_explained,
     work_citation_pages,
@@ -408,7 +409,7 @@ def _page_offset(page: Page) -> int:
 
 
 def _citation_list(
-    request: HttpRequest, prefix: str, sort: str, place: Page, works: list[Any]
+    request: HttpRequest, prefix: str, sort: str, place: Page, works: list[CitedWork]
 ) -> dict[str, Any]:
     """One page of a work's references or citing works, its sort links and pager links,
     keeping the other list's place."""

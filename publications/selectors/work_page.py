@@ -38,8 +38,19 @@ from .citations import (
     CITATIONS_PER_PAGE,
     CITED_BY_COUNT_SOURCES,
     SOURCE_NAMES,
-    CitationSummary,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class CitationSummary:
+    """A work's citation counts as its page shows them."""
+
+    references_held: int  # works it cites that are held here
+    references_waiting: int  # references to works not held (yet)
+    cited_by_held: int  # works held here that cite it
+    cited_by_stated: int  # what the source states (Work.cited_by_count)
+    stated_by: str  # that source's name ("OpenAlex"), or ""
+    unlinked_references: list[str]  # references the source gave as text only
 
 
 @dataclass(frozen=True, slots=True)

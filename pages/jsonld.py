@@ -7,7 +7,8 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import reverse
 
-from publications.models import Work
+from publications.selectors import WorkPage
+from publications.templatetags.scholarly import researcher_url, work_url
 from researchers.models import Researcher
 
 
@@ -35,29 +36,25 @@ def person_jsonld(request: HttpRequest, researcher: Researcher) -> dict[str, Any
     return data
 
 
-def article_jsonld(request: HttpRequest, work: Work) -> dict[str, Any]:
+def article_jsonld(request: HttpRequest, work: WorkPage) -> dict[str, Any]:
     """schema.org ScholarlyArticle for search engines."""
     data = {
         "@context": "https://schema.org",
         "@type": "ScholarlyArticle",
         "headline": work.title[:400],
         "name": work.title,
-        "url": request.build_absolute_uri(reverse("publications:work-detail", args=[work.pk])),
+        "url": request.build_absolute_uri(work_url(work.pk)),
         "author": [
             {
                 "@type": "Person",
-                "name": authorship.raw_name,
+                "name": author.raw_name,
                 **(
-                    {
-                        "url": request.build_absolute_uri(
-                            reverse("researcher-profile", args=[authorship.researcher.slug])
-                        )
-                    }
-                    if authorship.researcher_id
+                    {"url": request.build_absolute_uri(researcher_url(author.slug))}
+                    if author.researcher_id
                     else {}
                 ),
             }
-            for authorship in work.authorships.all()
+            for author in work.authors
         ],
         "citationCount": work.cited_by_count,
     }
@@ -70,6 +67,6 @@ def article_jsonld(request: HttpRequest, work: Work) -> dict[str, Any]:
         data["identifier"] = {"@type": "PropertyValue", "propertyID": "DOI", "value": work.doi}
     if work.abstract:
         data["abstract"] = work.abstract
-    if work.source:
-        data["isPartOf"] = {"@type": "Periodical", "name": work.source.name}
+    if work.source_name is not None:
+        data["isPartOf"] = {"@type": "Periodical", "name": work.source_name}
     return data

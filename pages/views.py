@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, F
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -28,17 +28,14 @@ from publications.models import Topic
 from publications.selectors import (
     CITATION_SORTS,
     CITATIONS_PER_PAGE,
-    CountedWorks,
+    CitedWork,
     WorkListing,
     researcher_novelty_explained,
-    work_citation_summary,
-    work_citing,
+    work_citation_pages,
     work_facets_for_researcher,
     work_novelty_explained,
-    work_references,
-    work_related,
+    work_page,
     work_survivor_id,
-    works_with_details,
 )
 from publications.services import novelty as novelty_service
 from researchers import page_cache
@@ -295,26 +292,34 @@ def following(request: HttpRequest) -> HttpResponse:
 @require_safe
 @public_page(validators.work_etag)
 def work_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    work = (
-        works_with_details(listed_without_slot=True).select_related("novelty").filter(pk=pk).first()
-    )
+    """Three queries: the ETag's, the work with all it shows (publications.selectors.work_page),
+    and one page of each citation list."""
+    work = work_page(pk)
     if work is None:
         # A work found to be another one (the importer merged them) lives at the survivor's.
         survivor_id = work_survivor_id(pk)
         if survivor_id is not None:
             return redirect(reverse("publications:work-detail", args=[survivor_id]), permanent=True)
         return not_found(request, "work")
-    citations = work_citation_summary(work)
+    citations = work.citations
+    references_sort, references_page = _citation_list_place(
+        request, "refs", citations.references_held
+    )
+    citing_sort, citing_page = _citation_list_place(request, "cites", citations.cited_by_held)
+    references, citing = work_citation_pages(
+        work.pk,
+        references_sort=references_sort,
+        references_offset=_page_offset(references_page),
+        citing_sort=citing_sort,
+        citing_offset=_page_offset(citing_page),
+    )
     context = {
         "work": work,
         "article_jsonld": article_jsonld(request, work),
         "citations": citations,
-        "references": _citation_list(
-            request, "refs", work_references, work.pk, citations.references_held
-        ),
-        "cited_by": _citation_list(request, "cites", work_citing, work.pk, citations.cited_by_held),
-        # Ten at most, with their works: one query.
-        "related": list(work_related(work.pk)),
+        "references": _citation_list(request, "refs", references_sort, references_page, references),
+        "cited_by": _citation_list(request, "cites", citing_sort, citing_page, citing),
+        "related": work.related,
     }
     return render(request, "pages/work.html", context)
 
@@ -387,18 +392,28 @@ def _novelty_context(**context: Any) -> dict[str, Any]:
     }
 
 
-def _citation_list(
-    request: HttpRequest, prefix: str, works: Any, work_id: int, count: int
-) -> dict[str, Any]:
-    """One page of a work's references or citing works (`prefix` names its query parameters:
-    refs_sort, refs_page), its sort links and pager links, keeping the other list's place.
-    One query (the page; the count is known) whatever the number of citations."""
+def _citation_list_place(request: HttpRequest, prefix: str, count: int) -> tuple[str, Page]:
+    """Which sort and page of a work's references or citing works the request asks for
+    (`prefix` names its query parameters: refs_sort, refs_page), as Django's Paginator reads a
+    page number (not a number: the first; out of range: the last). The page holds no works
+    yet: work_citation_pages reads them."""
     sort = request.GET.get(f"{prefix}_sort", "citations")
     if sort not in CITATION_SORTS:
         sort = "citations"
-    page = Paginator(CountedWorks(works(work_id, sort=sort), count), CITATIONS_PER_PAGE).get_page(
-        request.GET.get(f"{prefix}_page")
-    )
+    page = Paginator(range(count), CITATIONS_PER_PAGE).get_page(request.GET.get(f"{prefix}_page"))
+    return sort, page
+
+
+def _page_offset(page: Page) -> int:
+    return (page.number - 1) * page.paginator.per_page
+
+
+def _citation_list(
+    request: HttpRequest, prefix: str, sort: str, place: Page, works: list[CitedWork]
+) -> dict[str, Any]:
+    """One page of a work's references or citing works, its sort links and pager links,
+    keeping the other list's place."""
+    page = Page(works, place.number, place.paginator)
 
     def url(**changes: Any) -> str:
         query = request.GET.copy()
@@ -409,7 +424,7 @@ def _citation_list(
         return f"?{query.urlencode()}#{prefix}-heading"
 
     return {
-        "count": count,
+        "count": page.paginator.count,
         "page": page,
         "sort": sort,
         "sort_urls": {key: url(sort=key) for key in CITATION_SORTS},

@@ -1,6 +1,7 @@
 """Reads of works shared by the pages, the API and the tasks: works, listings and facets here;
-a work's citations, who cites a researcher and related works in citations.py; novelty in
-novelty.py (re-exported here, so callers import them from publications.selectors)."""
+a work's citations, who cites a researcher and related works in citations.py; what the work
+page shows in work_page.py; novelty in novelty.py (re-exported here, so callers import them
+from publications.selectors)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from bzpeer.db import read_connection
 from researchers.models import Researcher
@@ -44,16 +45,11 @@ def normalize_arxiv_id(value: str) -> str:
 LISTED_AUTHORS = 12
 
 
-def works_with_details(*, listed_without_slot: bool = False) -> QuerySet[Work]:
-    """Works with their whole byline and topics as model instances (the work page, the API), in
-    a fixed number of queries whatever the number of rows: the venue is joined, authors (in
-    byline order, with their researcher) and topics (strongest first) come in one prefetch
-    query each. Listings use WorkListing.
-
-    With listed_without_slot (the work page), one more query gives each work
-    `listed_without_slot`: the WorkListedBy rows, with their researcher, of those whose own
-    record lists the work where no byline slot could be theirs, and who are not on the byline
-    otherwise; the work is theirs (works_for_researcher), and the page says who they are."""
+def works_with_details() -> QuerySet[Work]:
+    """Works with their whole byline and topics as model instances (the API), in a fixed number
+    of queries whatever the number of rows: the venue is joined, authors (in byline order, with
+    their researcher) and topics (strongest first) come in one prefetch query each. Listings
+    use WorkListing; the work page, work_page (work_page.py)."""
     authorships = (
         Authorship.objects.select_related("researcher")
         .order_by("position")
@@ -73,8 +69,8 @@ def works_with_details(*, listed_without_slot: bool = False) -> QuerySet[Work]:
     work_topics = WorkTopic.objects.select_related("topic").order_by("-score", "topic__name")
     # The novelty row (none until the novelty run reaches the work) is joined, not fetched.
     # Neither the search vector nor the novelty's list of new pairs (the "How is this
-    # computed?" page reads it) is shown: not read (the work page 7% faster in process).
-    works = (
+    # computed?" page reads it) is shown: not read.
+    return (
         Work.objects.select_related("source", "novelty")
         .defer("search_vector", "novelty__new_pair_list")
         .prefetch_related(
@@ -82,21 +78,6 @@ def works_with_details(*, listed_without_slot: bool = False) -> QuerySet[Work]:
             Prefetch("work_topics", queryset=work_topics),
         )
     )
-    if listed_without_slot:
-        on_byline = Authorship.objects.filter(
-            work_id=OuterRef("work_id"), researcher_id=OuterRef("researcher_id")
-        )
-        listings = (
-            WorkListedBy.objects.filter(position__isnull=True, researcher__merged_into__isnull=True)
-            .exclude(Exists(on_byline))
-            .select_related("researcher")
-            .only("id", "work_id", "origin", "researcher__slug", "researcher__display_name")
-            .order_by("researcher__display_name", "researcher_id")
-        )
-        works = works.prefetch_related(
-            Prefetch("listed_by", queryset=listings, to_attr="listed_without_slot")
-        )
-    return works
 
 
 def work_survivor_id(work_id: int) -> int | None:
@@ -360,14 +341,11 @@ from .citations import (  # noqa: E402 - re-exported; they import nothing from t
     CITED_BY_COUNT_SOURCES,
     CITING_RESEARCHERS_SHOWN,
     SOURCE_NAMES,
-    CitationSummary,
     CitingResearcher,
-    CountedWorks,
     ResearcherCitations,
     researcher_citations,
     researcher_citations_from,
     researcher_citations_sql,
-    work_citation_summary,
     work_citing,
     work_references,
     work_related,
@@ -379,25 +357,42 @@ from .novelty import (  # noqa: E402
     researcher_novelty_explained,
     work_novelty_explained,
 )
+from .work_page import (  # noqa: E402
+    CITATION_SORTS_SQL,
+    BylineAuthor,
+    CitationSummary,
+    CitedWork,
+    Lister,
+    PageTopic,
+    WorkPage,
+    work_citation_pages,
+    work_page,
+)
 
-# Re-exported from citations.py and novelty.py.
+# Re-exported from citations.py, work_page.py and novelty.py.
 __all__ = [
     "CITATION_SORTS",
     "CITATIONS_PER_PAGE",
     "CITED_BY_COUNT_SOURCES",
     "CITING_RESEARCHERS_SHOWN",
     "SOURCE_NAMES",
-    "CitationSummary",
     "CitingResearcher",
-    "CountedWorks",
     "ResearcherCitations",
     "researcher_citations",
     "researcher_citations_from",
     "researcher_citations_sql",
-    "work_citation_summary",
     "work_citing",
     "work_references",
     "work_related",
+    "CITATION_SORTS_SQL",
+    "BylineAuthor",
+    "CitationSummary",
+    "CitedWork",
+    "Lister",
+    "PageTopic",
+    "WorkPage",
+    "work_citation_pages",
+    "work_page",
     "NoveltyPair",
     "ResearcherNoveltyExplained",
     "WorkNoveltyExplained",

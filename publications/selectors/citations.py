@@ -40,64 +40,6 @@ SOURCE_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class CitationSummary:
-    references_held: int  # works it cites that are held here
-    references_waiting: int  # references to works not held (yet)
-    cited_by_held: int  # works held here that cite it
-    cited_by_stated: int  # what the source states (Work.cited_by_count)
-    stated_by: str  # that source's name ("OpenAlex"), or ""
-    unlinked_references: list[str]  # references the source gave as text only
-
-
-_CITATION_SUMMARY_SQL = """
-SELECT (SELECT count(*) FROM publications_citation WHERE citing_id = %(id)s),
-       (SELECT count(*) FROM publications_unresolvedreference WHERE citing_id = %(id)s),
-       (SELECT count(*) FROM publications_citation WHERE cited_id = %(id)s),
-       (SELECT array_agg(origin) FROM publications_worksource WHERE work_id = %(id)s),
-       (SELECT fields -> 'unlinked_references' FROM publications_worksource
-        WHERE work_id = %(id)s AND fields ? 'unlinked_references' ORDER BY origin LIMIT 1)
-"""
-
-
-def work_citation_summary(work: Work) -> CitationSummary:
-    """One statement, whatever the number of citations (index-only counts)."""
-    with read_connection().cursor() as cursor:
-        cursor.execute(_CITATION_SUMMARY_SQL, {"id": work.pk})
-        references, waiting, cited_by, origins, unlinked = cursor.fetchone()
-    stated_by = next((o for o in CITED_BY_COUNT_SOURCES if o in (origins or ())), "")
-    # Django's connection reads jsonb as text (its JSONField decodes it; a raw cursor does not).
-    if isinstance(unlinked, str):
-        unlinked = json.loads(unlinked)
-    return CitationSummary(
-        references_held=references,
-        references_waiting=waiting,
-        cited_by_held=cited_by,
-        cited_by_stated=work.cited_by_count,
-        stated_by=SOURCE_NAMES.get(stated_by, stated_by),
-        unlinked_references=[str(text) for text in unlinked or []],
-    )
-
-
-class CountedWorks:
-    """A query of works whose count is known already (work_citation_summary counted it), for
-    Paginator: a page costs its own query only."""
-
-    ordered = True
-
-    def __init__(self, works: QuerySet[Work], count: int) -> None:
-        self.works, self._count = works, count
-
-    def count(self) -> int:
-        return self._count
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __getitem__(self, index: Any) -> Any:
-        return self.works[index]
-
-
 def _cited_works(ids: QuerySet[Any], sort: str) -> QuerySet[Work]:
     order = CITATION_SORTS.get(sort, CITATION_SORTS["citations"])
     return (

@@ -90,7 +90,22 @@ def test_the_page_runs_the_same_queries_for_one_citation_or_sixty():
         with CaptureQueriesContext(connection) as queries:
             _page(work)
         counts.append(len(queries))
-    assert counts[0] == counts[1]
+    # The ETag's, the work with everything but the lists, one page of each list.
+    assert counts == [3, 3]
+
+
+def test_a_page_number_out_of_range_shows_the_last_page_and_one_not_a_number_the_first():
+    work = _work("The work")
+    _cite(work, *[_work(f"Reference {n:02d}", cited_by=100 - n) for n in range(25)])
+
+    for number in ("2", "3", "99", "0", "-1"):
+        page = _page(work, refs_page=number)
+        assert "Page 2 of 2" in page and "Reference 20" in page and "Reference 19" not in page
+    for number in ("x", "1.5", "2.0", ""):
+        page = _page(work, refs_page=number)
+        assert "Page 1 of 2" in page and "Reference 19" in page and "Reference 20" not in page
+    # The second page of the list starts at its twenty-first work.
+    assert '<ol class="citation-list" start="21">' in _page(work, refs_page=2)
 
 
 def test_the_references_still_waiting_for_their_work_are_counted_in_words():

@@ -12,11 +12,14 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 from unittest import mock
 from urllib.parse import quote
 
 import pytest
+from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpResponse, QueryDict
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -328,6 +331,10 @@ def parameters_read() -> Iterator[set[str]]:
         yield keys
 
 
+def _session_store() -> SessionBase:
+    return import_module(settings.SESSION_ENGINE).SessionStore()
+
+
 class Visitor:
     """A client for one kind of visitor that notes every 5xx it gets, and signs the member in
     again when a request (a logout, say) signed them out."""
@@ -339,14 +346,29 @@ class Visitor:
         self.csrf_token = get_random_string(32)
         self.server_errors: list[str] = []
         self.requests = 0
+        # The session the visitor last held, to send again when only the cookie was lost.
+        self.session_key = ""
 
     def _prepare(self) -> None:
         self.client.cookies["csrftoken"] = self.csrf_token
-        if self.kind != "anonymous" and not self._signed_in():
+        if self.kind == "anonymous":
+            return
+        if self._signed_in():
+            self.session_key = self.client.cookies[settings.SESSION_COOKIE_NAME].value
+            return
+        # A hostile Cookie header hides the session from the server, whose answer then deletes
+        # the cookie, and the session itself is left as it was: its cookie is sent again (one
+        # cache read) instead of a new sign-in (a session written and last_login updated, a
+        # fifth of the member's header sweep). A session that a request ended (a logout) no
+        # longer exists, and the visitor signs in again.
+        if self.session_key and _session_store().exists(self.session_key):
+            self.client.cookies[settings.SESSION_COOKIE_NAME] = self.session_key
+        else:
             self.client.force_login(getattr(self.site, self.kind))
+            self.session_key = self.client.cookies[settings.SESSION_COOKIE_NAME].value
 
     def _signed_in(self) -> bool:
-        cookie = self.client.cookies.get("sessionid")
+        cookie = self.client.cookies.get(settings.SESSION_COOKIE_NAME)
         return cookie is not None and bool(cookie.value)
 
     def request(

@@ -26,7 +26,6 @@ from django.db.models import (
     Exists,
     F,
     OuterRef,
-    Prefetch,
     QuerySet,
     Value,
     When,
@@ -55,10 +54,10 @@ from .results import (
     TabCount,
     page_offset,
 )
+from .work_hits import HIT_COLUMNS_SQL, HIT_JOINS_SQL, hit_work
 
 # Only this many full-text matches are ranked (see the module docstring).
 WORK_CANDIDATE_LIMIT = 1000
-AUTHORS_SHOWN = 5
 
 _TITLE_HEADLINE_OPTIONS = (
     f'HighlightAll=true, StartSel="{HIGHLIGHT_START}", StopSel="{HIGHLIGHT_STOP}"'
@@ -227,30 +226,11 @@ SELECT r.id, r.rank, r.total,
        ts_headline(%s::regconfig, translate(w.title, %s, ''),
                    websearch_to_tsquery(%s::regconfig, %s), %s),
        ts_headline(%s::regconfig, translate(w.abstract, %s, ''),
-                   websearch_to_tsquery(%s::regconfig, %s), %s)
-FROM ranked r JOIN publications_work w ON w.id = r.id
+                   websearch_to_tsquery(%s::regconfig, %s), %s),
+       {hit_columns}
+FROM ranked r JOIN publications_work w ON w.id = r.id {hit_joins}
 ORDER BY r.rank DESC, r.cited_by_count DESC, r.id
 """
-
-
-_WORK_HIT_FIELDS = (
-    "id",
-    "title",
-    "type",
-    "publication_year",
-    "cited_by_count",
-    "authors_count",
-    "source__name",
-    "source__abbreviated_name",
-)
-_AUTHORSHIP_FIELDS = (
-    "id",
-    "work_id",
-    "position",
-    "raw_name",
-    "researcher__slug",
-    "researcher__display_name",
-)
 
 
 def work_search(
@@ -262,8 +242,8 @@ def work_search(
 ) -> SearchPage[WorkHit]:
     """One page of works, best ranked first, with highlighted title and abstract snippet.
 
-    Three queries: the ranked page (candidates, rank and headlines in one statement), the works
-    with their source, and their first AUTHORS_SHOWN authorships.
+    One query: the candidates, their rank, the page's headlines, and its works with their source
+    and first AUTHORS_SHOWN authors (search.selectors.work_hits) in one statement.
     """
     query = query[:MAX_QUERY_LENGTH]
     ids = found.ranked_for(filters) if found is not None else None
@@ -292,23 +272,29 @@ def work_search(
         query,
         _ABSTRACT_HEADLINE_OPTIONS,
     ]
-    with read_connection().cursor() as cursor:
-        cursor.execute(_WORK_PAGE_SQL.format(candidates=candidates_sql), params)
+    connection = read_connection()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _WORK_PAGE_SQL.format(
+                candidates=candidates_sql, hit_columns=HIT_COLUMNS_SQL, hit_joins=HIT_JOINS_SQL
+            ),
+            params,
+        )
         rows = cursor.fetchall()
     if not rows:
         return SearchPage(items=[], number=page, page_size=SEARCH_PAGE_SIZE, total=0)
-    works = works_for_hits([row[0] for row in rows])
-    hits = [
-        WorkHit(
-            work=works[work_id],
-            rank=rank,
-            title_html=highlighted_html(title_headline),
-            snippet_html=highlighted_html(abstract_headline or ""),
-            authorships=works[work_id].first_authorships,
+    hits = []
+    for work_id, rank, _total, title_headline, abstract_headline, *columns in rows:
+        work = hit_work(connection.alias, work_id, columns)
+        hits.append(
+            WorkHit(
+                work=work,
+                rank=rank,
+                title_html=highlighted_html(title_headline),
+                snippet_html=highlighted_html(abstract_headline or ""),
+                authorships=work.first_authorships,  # type: ignore[attr-defined]
+            )
         )
-        for work_id, rank, _total, title_headline, abstract_headline in rows
-        if work_id in works  # deleted between the two queries: leave it out
-    ]
     total = rows[0][2]
     return SearchPage(
         items=hits,
@@ -357,24 +343,3 @@ def work_type_facets(
         .order_by("-matches", "type")
     )
     return [Facet(value=row["type"], label=row["type"], count=row["matches"]) for row in rows]
-
-
-def works_for_hits(ids: list[int]) -> dict[int, Any]:
-    """The works of a result page by id, with their source and first authors: only what a
-    result row shows (the title and abstract come highlighted from the page's own query, and
-    the JSON columns would only cost decoding). Each work carries `first_authorships`, a list
-    of its first AUTHORS_SHOWN authorships. Two queries, whatever the number of ids."""
-    return (
-        Work.objects.select_related("source")
-        .only(*_WORK_HIT_FIELDS)
-        .prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.select_related("researcher")
-                .only(*_AUTHORSHIP_FIELDS)
-                .order_by("position")[:AUTHORS_SHOWN],
-                to_attr="first_authorships",
-            )
-        )
-        .in_bulk(ids)
-    )

@@ -14,6 +14,7 @@ grows with the table, while the matches of one bucket of ids are found in a boun
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,9 +174,11 @@ def works_matching_count(query: str) -> TabCount:
 class WorkCandidates:
     """The first matches of a query without filters, read once for the whole search page: the
     works tab's count, and its page and facets whenever the filters they apply are none (with
-    filters they read their own)."""
+    filters they read their own). `types` holds each candidate's work type, in the order of
+    `ids`: the candidates' scan reads their rows anyway, so the type facet costs no query."""
 
     ids: list[int]
+    types: list[str] = field(default_factory=list)
 
     @property
     def count(self) -> TabCount:
@@ -185,15 +188,32 @@ class WorkCandidates:
         """The ids to rank under `filters`, or None when the filters narrow the matches."""
         return self.ids[:WORK_CANDIDATE_LIMIT] if filters == WorkFilters() else None
 
+    def type_facets_for(self, filters: WorkFilters) -> list[Facet] | None:
+        """The type facet over the ids ranked_for(filters) would rank, as work_type_facets
+        counts it in SQL (most matches first, then by type), or None when the filters narrow
+        the matches."""
+        if filters != WorkFilters():
+            return None
+        counts = Counter(self.types[:WORK_CANDIDATE_LIMIT])
+        return [
+            Facet(value=work_type, label=work_type, count=matches)
+            for work_type, matches in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        ]
+
 
 def work_candidates(query: str) -> WorkCandidates:
-    """The first matches of `query` (no filters), enough for the count and the ranking. One
-    query."""
+    """The first matches of `query` (no filters), with their types: enough for the count, the
+    ranking and the type facet. One query."""
     limit = max(COUNT_CAP + 1, WORK_CANDIDATE_LIMIT)
-    sql, params = work_candidates_sql(query[:MAX_QUERY_LENGTH], WorkFilters(), limit=limit)
+    sql, params = work_candidates_sql(
+        query[:MAX_QUERY_LENGTH], WorkFilters(), columns=("id", "type"), limit=limit
+    )
     with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
-        return WorkCandidates(ids=[work_id for (work_id,) in cursor.fetchall()])
+        rows = cursor.fetchall()
+    return WorkCandidates(
+        ids=[work_id for work_id, _type in rows], types=[work_type for _id, work_type in rows]
+    )
 
 
 def _candidate_ids(query: str, filters: WorkFilters, found: WorkCandidates | None) -> Any:
@@ -333,11 +353,14 @@ def work_topic_facets(
 def work_type_facets(
     *, query: str, filters: WorkFilters, found: WorkCandidates | None = None
 ) -> list[Facet]:
-    """The work types among the candidate works (the other filters applied). One query."""
+    """The work types among the candidate works (the other filters applied). One query, none
+    when `found` holds them (WorkCandidates.type_facets_for)."""
+    type_filters = dataclasses.replace(filters, type="")
+    facets = found.type_facets_for(type_filters) if found is not None else None
+    if facets is not None:
+        return facets
     rows = (
-        Work.objects.filter(
-            AnyOf(F("id"), _candidate_ids(query, dataclasses.replace(filters, type=""), found))
-        )
+        Work.objects.filter(AnyOf(F("id"), _candidate_ids(query, type_filters, found)))
         .values("type")
         .annotate(matches=Count("id"))
         .order_by("-matches", "type")

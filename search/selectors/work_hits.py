@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from django.db.models import Model
 
-from bzpeer.db import read_connection
+from bzpeer.db import array_literal, read_connection
 from publications.models import Authorship, Source, Work
 from researchers.models import Researcher
 
@@ -42,7 +42,7 @@ HIT_JOINS_SQL = "LEFT JOIN publications_source s ON s.id = w.source_id"
 _HITS_SQL = f"""
 SELECT w.id, {HIT_COLUMNS_SQL}
 FROM publications_work w {HIT_JOINS_SQL}
-WHERE w.id = ANY(%s)
+WHERE w.id = ANY(%s::bigint[])
 """
 
 
@@ -112,6 +112,6 @@ def works_for_hits(ids: list[int]) -> dict[int, Any]:
     what a result row shows. One query, whatever the number of ids."""
     connection = read_connection()
     with connection.cursor() as cursor:
-        cursor.execute(_HITS_SQL, [ids])
+        cursor.execute(_HITS_SQL, [array_literal(ids)])
         rows = cursor.fetchall()
     return {row[0]: hit_work(connection.alias, row[0], row[1:]) for row in rows}

@@ -34,7 +34,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.utils.safestring import SafeString
 
-from bzpeer.db import read_connection
+from bzpeer.db import array_literal, read_connection
 from publications.models import (
     WORK_SEARCH_BUCKET_SHIFT,
     Authorship,
@@ -221,7 +221,10 @@ def _candidate_ids(query: str, filters: WorkFilters, found: WorkCandidates | Non
     ARRAY(the candidates' query)."""
     ids = found.ranked_for(filters) if found is not None else None
     if ids is not None:
-        return Value(ids, output_field=ArrayField(BigIntegerField()))
+        # The ids as one string (bzpeer.db.array_literal), a constant placeholder otherwise.
+        return RawSQL(  # noqa: S611
+            "%s::bigint[]", [array_literal(ids)], output_field=ArrayField(BigIntegerField())
+        )
     sql, params = work_candidates_sql(query, filters)
     # Built from constants only; every value goes in as a parameter.
     return RawSQL(  # noqa: S611
@@ -230,7 +233,7 @@ def _candidate_ids(query: str, filters: WorkFilters, found: WorkCandidates | Non
 
 
 _CANDIDATES_BY_ID_SQL = (
-    "SELECT id, search_vector, cited_by_count FROM publications_work WHERE id = ANY(%s)"
+    "SELECT id, search_vector, cited_by_count FROM publications_work WHERE id = ANY(%s::bigint[])"
 )
 _WORK_PAGE_SQL = """
 WITH candidates AS MATERIALIZED ({candidates}),
@@ -269,7 +272,7 @@ def work_search(
     ids = found.ranked_for(filters) if found is not None else None
     if ids is not None:
         candidates_sql = _CANDIDATES_BY_ID_SQL
-        candidates_params: list[Any] = [ids]
+        candidates_params: list[Any] = [array_literal(ids)]
     else:
         candidates_sql, candidates_params = work_candidates_sql(
             query, filters, columns=("id", "search_vector", "cited_by_count")

@@ -119,4 +119,3 @@ def array_literal(values: Sequence[int | str]) -> str:
 
 def _array_element(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-

@@ -192,7 +192,8 @@ class WorkCandidates:
         """The type facet over the ids ranked_for(filters) would rank, as work_type_facets
         counts it in SQL (most matches first, then by type), or None when the filters narrow
         the matches."""
-        if filters != WorkFilters():
+        if filters != WorkFilters() or len(self.types) != len(self.ids):
+            # Filters narrow the matches, or these candidates came without their types.
             return None
         counts = Counter(self.types[:WORK_CANDIDATE_LIMIT])
         return [

@@ -28,6 +28,7 @@ import json
 import os
 import platform
 import random
+import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -46,6 +47,7 @@ from bench.search_phases import (
     works_time,
 )
 from bench.search_queries import (
+    NameQuery,
     Timing,
     name_queries,
     suggestion_queries,
@@ -205,6 +207,34 @@ def report_print(report: Report) -> None:
         say(f"note: {note}")
 
 
+def slowest_print(
+    count: int,
+    names: Sequence[NameQuery],
+    works: Sequence[tuple[str, str]],
+    name_samples: dict[str, list[list[float]]],
+    work_samples: dict[str, list[list[float]]],
+    tab_samples: list[list[float]],
+) -> None:
+    """The `count` slowest queries of each kind by their median run (--slowest). The phases
+    keep each kind's samples in the order of its queries, so the texts are matched back here."""
+    groups: dict[str, list[tuple[str, list[float]]]] = {}
+    for kind, samples in name_samples.items():
+        texts = [query.text for query in names if query.kind == kind]
+        groups[f"names, {kind}"] = list(zip(texts, samples, strict=True))
+    for kind, samples in work_samples.items():
+        texts = [text for text_kind, text in works if text_kind == kind]
+        groups[f"works, {kind}"] = list(zip(texts, samples, strict=True))
+    groups["works tab"] = list(zip([text for _kind, text in works], tab_samples, strict=False))
+    say()
+    say(f"the {count} slowest queries of each kind (median run, ms)")
+    for label, pairs in groups.items():
+        ranked = sorted(pairs, key=lambda pair: statistics.median(pair[1]), reverse=True)
+        shown = ", ".join(
+            f"{text!r} {statistics.median(samples) * 1000:.1f}" for text, samples in ranked[:count]
+        )
+        say(f"  {label:34} {shown}")
+
+
 # --- main -------------------------------------------------------------------------------------
 
 
@@ -241,6 +271,13 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="run with PostgreSQL's own defaults for the settings bzpeer stores on its database "
         "(bzpeer/database_settings.py), to compare with them",
+    )
+    parser.add_argument(
+        "--slowest",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also print the N slowest queries of each kind (median run), to EXPLAIN them",
     )
     smoke.add_argument(parser)
     options = parser.parse_args(argv)
@@ -327,6 +364,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     work_samples, work_pages = works_time(works, runs)
     tab_samples = works_tab_time(works)
     load_after = os.getloadavg()
+    if options.slowest:
+        slowest_print(options.slowest, names, works, name_samples, work_samples, tab_samples)
 
     all_names = [samples for group in name_samples.values() for samples in group]
     all_works = [samples for group in work_samples.values() for samples in group]

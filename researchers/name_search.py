@@ -37,6 +37,8 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest
 from django.db.models.lookups import Lookup
 
+from bzpeer.db import array_literal
+
 from .models import Researcher
 from .names import normalize_name
 
@@ -215,7 +217,7 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
         ) AS found_by_trigrams
         WHERE NOT EXISTS (SELECT FROM found_by_words)
     """
-    return sql, [*variants, *trigram_params]
+    return sql, [*(array_literal(words) for words in variants), *trigram_params]
 
 
 def _name_candidates(normalized_query: str) -> RawSQL:

@@ -21,6 +21,7 @@ from discovery.selectors.index import IndexMissing, works_nearest_text
 from search.highlight import HIGHLIGHT_START, HIGHLIGHT_STOP, highlighted_html
 
 from .results import MAX_QUERY_LENGTH, SEARCH_PAGE_SIZE, SearchPage, page_offset
+from .work_hits import works_for_hits
 from .works import (
     _ABSTRACT_HEADLINE_OPTIONS,
     _TITLE_HEADLINE_OPTIONS,
@@ -29,7 +30,6 @@ from .works import (
     WorkHit,
     work_candidates_sql,
     works_filtered,
-    works_for_hits,
 )
 
 RRF_K = 60

@@ -14,6 +14,7 @@ grows with the table, while the matches of one bucket of ids are found in a boun
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,6 @@ from django.db.models import (
     Exists,
     F,
     OuterRef,
-    Prefetch,
     QuerySet,
     Value,
     When,
@@ -34,7 +34,7 @@ from django.db.models import (
 from django.db.models.expressions import RawSQL
 from django.utils.safestring import SafeString
 
-from bzpeer.db import read_connection
+from bzpeer.db import array_literal, read_connection
 from publications.models import (
     WORK_SEARCH_BUCKET_SHIFT,
     Authorship,
@@ -55,10 +55,10 @@ from .results import (
     TabCount,
     page_offset,
 )
+from .work_hits import HIT_COLUMNS_SQL, HIT_JOINS_SQL, hit_work
 
 # Only this many full-text matches are ranked (see the module docstring).
 WORK_CANDIDATE_LIMIT = 1000
-AUTHORS_SHOWN = 5
 
 _TITLE_HEADLINE_OPTIONS = (
     f'HighlightAll=true, StartSel="{HIGHLIGHT_START}", StopSel="{HIGHLIGHT_STOP}"'
@@ -174,9 +174,11 @@ def works_matching_count(query: str) -> TabCount:
 class WorkCandidates:
     """The first matches of a query without filters, read once for the whole search page: the
     works tab's count, and its page and facets whenever the filters they apply are none (with
-    filters they read their own)."""
+    filters they read their own). `types` holds each candidate's work type, in the order of
+    `ids`: the candidates' scan reads their rows anyway, so the type facet costs no query."""
 
     ids: list[int]
+    types: list[str] = field(default_factory=list)
 
     @property
     def count(self) -> TabCount:
@@ -186,15 +188,33 @@ class WorkCandidates:
         """The ids to rank under `filters`, or None when the filters narrow the matches."""
         return self.ids[:WORK_CANDIDATE_LIMIT] if filters == WorkFilters() else None
 
+    def type_facets_for(self, filters: WorkFilters) -> list[Facet] | None:
+        """The type facet over the ids ranked_for(filters) would rank, as work_type_facets
+        counts it in SQL (most matches first, then by type), or None when the filters narrow
+        the matches."""
+        if filters != WorkFilters() or len(self.types) != len(self.ids):
+            # Filters narrow the matches, or these candidates came without their types.
+            return None
+        counts = Counter(self.types[:WORK_CANDIDATE_LIMIT])
+        return [
+            Facet(value=work_type, label=work_type, count=matches)
+            for work_type, matches in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        ]
+
 
 def work_candidates(query: str) -> WorkCandidates:
-    """The first matches of `query` (no filters), enough for the count and the ranking. One
-    query."""
+    """The first matches of `query` (no filters), with their types: enough for the count, the
+    ranking and the type facet. One query."""
     limit = max(COUNT_CAP + 1, WORK_CANDIDATE_LIMIT)
-    sql, params = work_candidates_sql(query[:MAX_QUERY_LENGTH], WorkFilters(), limit=limit)
+    sql, params = work_candidates_sql(
+        query[:MAX_QUERY_LENGTH], WorkFilters(), columns=("id", "type"), limit=limit
+    )
     with read_connection().cursor() as cursor:
         cursor.execute(sql, params)
-        return WorkCandidates(ids=[work_id for (work_id,) in cursor.fetchall()])
+        rows = cursor.fetchall()
+    return WorkCandidates(
+        ids=[work_id for work_id, _type in rows], types=[work_type for _id, work_type in rows]
+    )
 
 
 def _candidate_ids(query: str, filters: WorkFilters, found: WorkCandidates | None) -> Any:
@@ -202,7 +222,10 @@ def _candidate_ids(query: str, filters: WorkFilters, found: WorkCandidates | Non
     ARRAY(the candidates' query)."""
     ids = found.ranked_for(filters) if found is not None else None
     if ids is not None:
-        return Value(ids, output_field=ArrayField(BigIntegerField()))
+        # The ids as one string (bzpeer.db.array_literal), a constant placeholder otherwise.
+        return RawSQL(  # noqa: S611
+            "%s::bigint[]", [array_literal(ids)], output_field=ArrayField(BigIntegerField())
+        )
     sql, params = work_candidates_sql(query, filters)
     # Built from constants only; every value goes in as a parameter.
     return RawSQL(  # noqa: S611
@@ -211,7 +234,7 @@ def _candidate_ids(query: str, filters: WorkFilters, found: WorkCandidates | Non
 
 
 _CANDIDATES_BY_ID_SQL = (
-    "SELECT id, search_vector, cited_by_count FROM publications_work WHERE id = ANY(%s)"
+    "SELECT id, search_vector, cited_by_count FROM publications_work WHERE id = ANY(%s::bigint[])"
 )
 _WORK_PAGE_SQL = """
 WITH candidates AS MATERIALIZED ({candidates}),
@@ -227,30 +250,11 @@ SELECT r.id, r.rank, r.total,
        ts_headline(%s::regconfig, translate(w.title, %s, ''),
                    websearch_to_tsquery(%s::regconfig, %s), %s),
        ts_headline(%s::regconfig, translate(w.abstract, %s, ''),
-                   websearch_to_tsquery(%s::regconfig, %s), %s)
-FROM ranked r JOIN publications_work w ON w.id = r.id
+                   websearch_to_tsquery(%s::regconfig, %s), %s),
+       {hit_columns}
+FROM ranked r JOIN publications_work w ON w.id = r.id {hit_joins}
 ORDER BY r.rank DESC, r.cited_by_count DESC, r.id
 """
-
-
-_WORK_HIT_FIELDS = (
-    "id",
-    "title",
-    "type",
-    "publication_year",
-    "cited_by_count",
-    "authors_count",
-    "source__name",
-    "source__abbreviated_name",
-)
-_AUTHORSHIP_FIELDS = (
-    "id",
-    "work_id",
-    "position",
-    "raw_name",
-    "researcher__slug",
-    "researcher__display_name",
-)
 
 
 def work_search(
@@ -262,14 +266,14 @@ def work_search(
 ) -> SearchPage[WorkHit]:
     """One page of works, best ranked first, with highlighted title and abstract snippet.
 
-    Three queries: the ranked page (candidates, rank and headlines in one statement), the works
-    with their source, and their first AUTHORS_SHOWN authorships.
+    One query: the candidates, their rank, the page's headlines, and its works with their source
+    and first AUTHORS_SHOWN authors (search.selectors.work_hits) in one statement.
     """
     query = query[:MAX_QUERY_LENGTH]
     ids = found.ranked_for(filters) if found is not None else None
     if ids is not None:
         candidates_sql = _CANDIDATES_BY_ID_SQL
-        candidates_params: list[Any] = [ids]
+        candidates_params: list[Any] = [array_literal(ids)]
     else:
         candidates_sql, candidates_params = work_candidates_sql(
             query, filters, columns=("id", "search_vector", "cited_by_count")
@@ -292,23 +296,29 @@ def work_search(
         query,
         _ABSTRACT_HEADLINE_OPTIONS,
     ]
-    with read_connection().cursor() as cursor:
-        cursor.execute(_WORK_PAGE_SQL.format(candidates=candidates_sql), params)
+    connection = read_connection()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _WORK_PAGE_SQL.format(
+                candidates=candidates_sql, hit_columns=HIT_COLUMNS_SQL, hit_joins=HIT_JOINS_SQL
+            ),
+            params,
+        )
         rows = cursor.fetchall()
     if not rows:
         return SearchPage(items=[], number=page, page_size=SEARCH_PAGE_SIZE, total=0)
-    works = works_for_hits([row[0] for row in rows])
-    hits = [
-        WorkHit(
-            work=works[work_id],
-            rank=rank,
-            title_html=highlighted_html(title_headline),
-            snippet_html=highlighted_html(abstract_headline or ""),
-            authorships=works[work_id].first_authorships,
+    hits = []
+    for work_id, rank, _total, title_headline, abstract_headline, *columns in rows:
+        work = hit_work(connection.alias, work_id, columns)
+        hits.append(
+            WorkHit(
+                work=work,
+                rank=rank,
+                title_html=highlighted_html(title_headline),
+                snippet_html=highlighted_html(abstract_headline or ""),
+                authorships=work.first_authorships,  # type: ignore[attr-defined]
+            )
         )
-        for work_id, rank, _total, title_headline, abstract_headline in rows
-        if work_id in works  # deleted between the two queries: leave it out
-    ]
     total = rows[0][2]
     return SearchPage(
         items=hits,
@@ -347,34 +357,16 @@ def work_topic_facets(
 def work_type_facets(
     *, query: str, filters: WorkFilters, found: WorkCandidates | None = None
 ) -> list[Facet]:
-    """The work types among the candidate works (the other filters applied). One query."""
+    """The work types among the candidate works (the other filters applied). One query, none
+    when `found` holds them (WorkCandidates.type_facets_for)."""
+    type_filters = dataclasses.replace(filters, type="")
+    facets = found.type_facets_for(type_filters) if found is not None else None
+    if facets is not None:
+        return facets
     rows = (
-        Work.objects.filter(
-            AnyOf(F("id"), _candidate_ids(query, dataclasses.replace(filters, type=""), found))
-        )
+        Work.objects.filter(AnyOf(F("id"), _candidate_ids(query, type_filters, found)))
         .values("type")
         .annotate(matches=Count("id"))
         .order_by("-matches", "type")
     )
     return [Facet(value=row["type"], label=row["type"], count=row["matches"]) for row in rows]
-
-
-def works_for_hits(ids: list[int]) -> dict[int, Any]:
-    """The works of a result page by id, with their source and first authors: only what a
-    result row shows (the title and abstract come highlighted from the page's own query, and
-    the JSON columns would only cost decoding). Each work carries `first_authorships`, a list
-    of its first AUTHORS_SHOWN authorships. Two queries, whatever the number of ids."""
-    return (
-        Work.objects.select_related("source")
-        .only(*_WORK_HIT_FIELDS)
-        .prefetch_related(
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.select_related("researcher")
-                .only(*_AUTHORSHIP_FIELDS)
-                .order_by("position")[:AUTHORS_SHOWN],
-                to_attr="first_authorships",
-            )
-        )
-        .in_bulk(ids)
-    )

@@ -21,3 +21,24 @@ def test_its_command_prints_both_figures(capsys):
     assert "recall@20 ranking (site's):" in out
     assert "recall@20 common neighbours:" in out
     assert "ratio:" in out
+
+
+def test_the_tuning_grid_ranks_as_the_site_does_and_names_the_sites_weights(capsys):
+    # The grid's fast scoring must be the site's ranking: its recall for the site's weights is
+    # the back-test's own on the same corpus.
+    from bench import suggestions_tune
+
+    table = suggestions_tune.signal_table(200, 5)
+    figures = suggestions_eval.evaluate(researchers=200, seed=5)
+    site = (
+        suggestions_tune.ranking.WEIGHT_MEANING,
+        suggestions_tune.ranking.WEIGHT_COMMON_COAUTHORS,
+        suggestions_tune.ranking.WEIGHT_COMMON_WEIGHT,
+        suggestions_tune.ranking.WEIGHT_CITATIONS,
+        suggestions_tune.ranking.WEIGHT_TOPICS,
+    )
+    assert abs(suggestions_tune.recall_at(table, site) - figures["recall_ranking"]) < 1e-9
+    assert suggestions_tune.main(["--researchers", "150", "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"current {site}:" in out
+    assert out.count("\n") == 12

@@ -142,32 +142,35 @@ def keys_meet(left: PersonName, right: PersonName) -> bool:
     return any(family in families for family, _ in left_keys | right_keys)
 
 
-_SPECIAL_WORDS: frozenset[str] | None = None
+@lru_cache(maxsize=1)
+def special_words() -> frozenset[str]:
+    """The words nameparser reads as titles, suffixes, particles or conjunctions, lower-cased:
+    a name holding one is parsed by nameparser, not split simply (and researchers' migration
+    0016 leaves it to Python). Read once."""
+    from nameparser.config import CONSTANTS
+
+    return frozenset(
+        word.lower()
+        for group in (
+            CONSTANTS.titles,
+            CONSTANTS.suffix_acronyms,
+            CONSTANTS.suffix_not_acronyms,
+            CONSTANTS.prefixes,
+            CONSTANTS.conjunctions,
+        )
+        for word in group
+    )
 
 
 def _simple_split(name: str) -> tuple[str, str] | None:
     """'John R. Smith' -> ('John R.', 'Smith') without nameparser (a hundred times faster) when
     nothing in the name needs it: no comma, two or three words, none a title, suffix, particle
     or conjunction nameparser knows. None otherwise."""
-    global _SPECIAL_WORDS  # noqa: PLW0603 - nameparser's word lists, read once
     words = name.split()
     if "," in name or not 2 <= len(words) <= 3:
         return None
-    if _SPECIAL_WORDS is None:
-        from nameparser.config import CONSTANTS
-
-        _SPECIAL_WORDS = frozenset(
-            word.lower()
-            for group in (
-                CONSTANTS.titles,
-                CONSTANTS.suffix_acronyms,
-                CONSTANTS.suffix_not_acronyms,
-                CONSTANTS.prefixes,
-                CONSTANTS.conjunctions,
-            )
-            for word in group
-        )
-    if any(word.lower().strip(".") in _SPECIAL_WORDS for word in words):
+    special = special_words()
+    if any(word.lower().strip(".") in special for word in words):
         return None
     return " ".join(words[:-1]), words[-1]
 

@@ -28,20 +28,13 @@ from django.db import migrations
 
 
 def _special_words() -> list[str]:
-    from nameparser.config import CONSTANTS
-
-    from researchers.names import normalize_name
+    """nameparser's special words (researchers.names.special_words), normalised as the stored
+    names are, since the function compares them with name_normalized's words."""
+    from researchers.names import normalize_name, special_words
 
     words: set[str] = set()
-    for group in (
-        CONSTANTS.titles,
-        CONSTANTS.suffix_acronyms,
-        CONSTANTS.suffix_not_acronyms,
-        CONSTANTS.prefixes,
-        CONSTANTS.conjunctions,
-    ):
-        for word in group:
-            words.update(normalize_name(word.lower().strip(".")).split())
+    for word in special_words():
+        words.update(normalize_name(word.strip(".")).split())
     return sorted(words)
 
 

@@ -44,6 +44,7 @@ WITH e AS MATERIALIZED (
             SELECT unnest(researcher_ids) AS a, generate_subscripts(researcher_ids, 1) AS position,
                    researcher_ids, share_units, publication_year
             FROM graph_rebuild_bylines
+            WHERE slices_mask & %(slice_bit)s <> 0
         ) x
         WHERE x.a %% %(slices)s = %(slice)s
     ) p
@@ -84,6 +85,17 @@ FROM graph_rebuild_close GROUP BY researcher_id ORDER BY researcher_id
 )
 
 
+# Each byline carries a mask of the slices its researchers fall in (bit slice % MASK_BITS, so a
+# bit may stand for several slices when there are more than MASK_BITS of them: the mask only
+# skips bylines, the exact test on each researcher stays), so a slice unnests only the bylines
+# with a researcher in it instead of every byline. See docs/graph.md, "Benchmark".
+MASK_BITS = 63  # bits 0..62 of a bigint: 1 << 63 is not a positive bigint
+
+
+def _slice_bit(number: int) -> int:
+    return 1 << (number % MASK_BITS)
+
+
 # Free room in each page, so the drain's updates (no indexed column changes) stay on their page
 # and need no new index entries (heap-only tuples).
 EDGES_FILLFACTOR = 85
@@ -117,7 +129,7 @@ def _sql(statement: str, params: dict[str, Any] | None = None, *, work_mem: str)
         cursor.execute(statement, params)
 
 
-def _bylines_snapshot(*, work_mem: str) -> None:
+def _bylines_snapshot(*, slices: int, work_mem: str) -> None:
     """Drop what a failed rebuild left, read every byline into a table of its own and create
     the empty tables the slices write into. Caller holds the edges lock."""
     _sql(
@@ -139,6 +151,8 @@ def _bylines_snapshot(*, work_mem: str) -> None:
                    AS researcher_ids,
                (round(1::numeric / (w.authors_count - 1), 12) * 1000000000000)::bigint
                    AS share_units,
+               bit_or(1::bigint << (au.researcher_id % {slices} % {MASK_BITS})::int)
+                   AS slices_mask,
                w.publication_year
         FROM publications_authorship au JOIN publications_work w ON w.id = au.work_id
         WHERE au.researcher_id IS NOT NULL
@@ -175,7 +189,16 @@ def _pairs_build(
                 # The planner takes each unnest for 100 rows, so it costs a slice at
                 # ~100 times its size and would spend ~0.2 s compiling it (JIT) for nothing.
                 cursor.execute("SET jit = off")
-                cursor.execute(_REBUILD_SLICE_SQL, {"slices": slices, "slice": number})
+                # Almost every pair of a slice comes from one work (on the 200k-work bench,
+                # 313k pair rows made 299k edges), so hashing them builds a group per row:
+                # sorting them and aggregating in order took about half the time, and hands
+                # the rows to the insert already in (a, b) order (the insert's own sort then
+                # finds them sorted). See docs/graph.md, "Benchmark".
+                cursor.execute("SET enable_hashagg = off")
+                cursor.execute(
+                    _REBUILD_SLICE_SQL,
+                    {"slices": slices, "slice": number, "slice_bit": _slice_bit(number)},
+                )
                 slice_edges.append(cursor.fetchone()[0])
             say(f"slice {number + 1}/{slices}")
 
@@ -290,7 +313,7 @@ def coauthor_edges_rebuild(
         cursor.execute("SELECT pg_advisory_lock(%s)", [EDGES_LOCK_KEY])
     try:
         began = time.monotonic()
-        _bylines_snapshot(work_mem=work_mem)
+        _bylines_snapshot(slices=slices, work_mem=work_mem)
         step("authorships", began)
 
         began = time.monotonic()

@@ -54,7 +54,7 @@ FIGURES = {
         r"baseline: uncapped ts_rank",
         r"^suggestions: the same eight",
     ],
-    "graph_bench": [r"^plain agg\s+\d", r"^rebuild\s+\d", r"^incremental\s+\d", r"^slice p99 ", r"^graph_stats in "],
+    "graph_bench": [r"^plain agg\s+\d", r"^rebuild\s+\d", r"^incremental\s+\d", r"edges after the batches as before them: True", r"^slice p99 ", r"^graph_stats in "],
     "related_bench": [r"^full: \{.*workers_1_seconds", r"^incremental: \{.*drain_seconds"],
     "pages_bench": [r"^trivial\s+\d", r"^cold\s+\d", r"^warm\s+\d", r"^work\s+\d", r"^cold / trivial = ", r"^work / trivial = "],
     "collaboration_bench": [r"^queries\s+inbox \d", r"^inbox page\s+cold", r"^conversation, 200\s+cold", r"^send a message\s+cold"],

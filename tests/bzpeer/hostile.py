@@ -348,6 +348,8 @@ class Visitor:
         self.requests = 0
         # The session the visitor last held, to send again when only the cookie was lost.
         self.session_key = ""
+        # Whether the last request sent a Cookie header of its own instead of the visitor's.
+        self.session_hidden = False
 
     def _prepare(self) -> None:
         self.client.cookies["csrftoken"] = self.csrf_token
@@ -357,11 +359,13 @@ class Visitor:
             self.session_key = self.client.cookies[settings.SESSION_COOKIE_NAME].value
             return
         # A hostile Cookie header hides the session from the server, whose answer then deletes
-        # the cookie, and the session itself is left as it was: its cookie is sent again (one
-        # cache read) instead of a new sign-in (a session written and last_login updated, a
-        # fifth of the member's header sweep). A session that a request ended (a logout) no
-        # longer exists, and the visitor signs in again.
-        if self.session_key and _session_store().exists(self.session_key):
+        # the cookie, and the session itself is left as it was: its cookie is sent again instead
+        # of a new sign-in (a session written and last_login updated, a fifth of the member's
+        # header sweep), and without asking the cache whether the session exists: the server
+        # never knew which session it was (a fifth of the cache reads of that sweep). Any other
+        # request may have ended the session (a logout): its cookie is sent again if the
+        # session still exists (one cache read), else the visitor signs in again.
+        if self.session_key and (self.session_hidden or _session_store().exists(self.session_key)):
             self.client.cookies[settings.SESSION_COOKIE_NAME] = self.session_key
         else:
             self.client.force_login(getattr(self.site, self.kind))
@@ -393,6 +397,7 @@ class Visitor:
         except Exception as error:  # noqa: BLE001  # escaped even Django's error handlers
             response = HttpResponse(status=500)
             response.exc_info = (type(error), error, None)  # type: ignore[attr-defined]
+        self.session_hidden = "HTTP_COOKIE" in extra
         if response.status_code >= 500:
             error = getattr(response, "exc_info", None)
             cause = repr(error[1])[:300] if error else ""

@@ -14,6 +14,7 @@ middleware stack with CSRF checks on (the member sends a valid token).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from unittest import mock
 
@@ -44,6 +45,21 @@ def _rendered_templates_not_kept() -> Iterator[None]:
     a long select or an admin form; here nothing is kept."""
     with mock.patch("django.test.client.store_rendered_templates", lambda *args, **kwargs: None):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _client_errors_not_logged() -> Iterator[None]:
+    """Django logs each 4xx answer as a warning ("Not Found: ...", "Forbidden (CSRF token
+    missing)"): tens of thousands in a sweep, each formatted for the console and for pytest's
+    report, some 6% of a request's CPU, and read by nothing, since a sweep checks status
+    codes. Errors (a 5xx) are still logged, with their traceback."""
+    loggers = [logging.getLogger(name) for name in ("django.request", "django.security")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    yield
+    for logger, level in zip(loggers, levels, strict=True):
+        logger.setLevel(level)
 
 
 @pytest.fixture(params=VISITORS)

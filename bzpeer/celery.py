@@ -24,6 +24,22 @@ def _logging_from_django_settings(**_: Any) -> None:
     logging.config.dictConfig(settings.LOGGING)
 
 
+@signals.worker_init.connect
+def embedder_threads_share(sender: Any = None, **_: Any) -> None:
+    """Each process of a worker's pool embeds on its share of the cores (EMBEDDER_THREADS, read
+    by discovery.embedder), not on a thread per core each: with `--concurrency 2` on 2 cores
+    that made four busy threads on two cores whenever both processes embedded at once, the rule
+    when the embedding is fanned out by id range (bench/embedding_bench.py times both shapes;
+    docs/discovery.md). Sent in the parent before the pool forks, so every process inherits it;
+    an EMBEDDER_THREADS already in the environment wins."""
+    try:
+        concurrency = int(getattr(sender, "concurrency", 0) or 1)
+    except (TypeError, ValueError):  # "auto", resolved after this signal: a process per core
+        concurrency = os.cpu_count() or 1
+    share = max(1, (os.cpu_count() or 1) // concurrency)
+    os.environ.setdefault("EMBEDDER_THREADS", str(share))
+
+
 # Every log line of a task names it (bzpeer.request_context).
 signals.task_prerun.connect(task_started, weak=False)
 signals.task_postrun.connect(task_finished, weak=False)

@@ -66,8 +66,11 @@ def model_name(*, fast: bool | None = None) -> str:
 
 
 def _threads() -> int:
-    """One thread per core, as torch takes them (OMP_NUM_THREADS overrides it)."""
-    return int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
+    """The fast path's threads: a worker process's share of the cores (EMBEDDER_THREADS, set
+    by bzpeer.celery for each process of a worker's pool), else OMP_NUM_THREADS, else one per
+    core as torch takes them."""
+    given = os.environ.get("EMBEDDER_THREADS") or os.environ.get("OMP_NUM_THREADS")
+    return max(1, int(given or os.cpu_count() or 1))
 
 
 def _cache_dir() -> Path:

@@ -243,9 +243,11 @@ def _write_bylines_and_links(
     absorption: Absorption,
     openalex_researcher_ids: dict[str, int],
     result: WriteResult,
+    new_ids: set[int],
 ) -> None:
     """What hangs off the written works, in this order: bylines (and those of absorbed works),
-    moderators' refusals, ORCID listings, topics, versions, citations."""
+    moderators' refusals, ORCID listings, topics, versions, citations. new_ids: the works the
+    batch created."""
     # Researchers a moderator took off these works (refusals.py): left off, given no slot.
     refused = work_author_refusals(cursor, ids)
     write_bylines(
@@ -277,7 +279,7 @@ def _write_bylines_and_links(
     write_work_topics(cursor, records, work_of=work_of, arrivals=arrivals)
     write_versions(cursor, list(zip(ids, merged, strict=True)))
     # What the works cite, and the references that waited for them (citations.py).
-    write_citations(cursor, records, work_of)
+    write_citations(cursor, records, work_of, new_work_ids=new_ids)
     citations_resolve_arrived(cursor, ids)
 
 
@@ -328,7 +330,9 @@ def write_works(
         result.created += 1 if target.id is None else 0
         result.updated += len(target.records) - (1 if target.id is None else 0)
 
-    # 4. The works themselves.
+    # 4. The works themselves. The new ones get their ids here; nothing can refer to them yet
+    # (the citations copy theirs).
+    new_refs = {t.ref for t in targets if t.id is None and not t.absorbed}
     venue_ids = venue_ids_of(cursor, merged, venue_ids)
     arrivals = write_work_rows(cursor, targets, merged, venue_ids, result)
     # Every target has its id now (new ones drawn in write_work_rows).
@@ -349,6 +353,7 @@ def write_works(
         absorption=absorption,
         openalex_researcher_ids=openalex_researcher_ids,
         result=result,
+        new_ids={int(t.id or 0) for t in targets if t.ref in new_refs},
     )
     return result
 

@@ -7,8 +7,11 @@ Names are compared in one normal form on both sides: researchers.names.normalize
 SQL twin researchers_normalize_name() (migrations 0007 and 0008) for text without a stored
 normal form: alternate names, institution and topic names. Both fold accents and case and keep
 a-z and 0-9. Researcher names are found word by word, a typo per word forgiven, through exact
-lookups in a GIN index of their words; trigram similarity only steps in when that finds nobody
-(see _name_candidates). Ranking is by trigram similarity to the whole query.
+lookups in a GIN index of their words; when that finds nobody, each word's closest real words
+in the vocabulary of name words (researchers.name_words: two or three typos, or typed part
+way) are looked up the same way; trigram similarity over every name only steps in when that
+finds nobody either (see _name_candidates_statement). Ranking is by trigram similarity to the
+whole query.
 
 The name helpers below (NormalizedName, name_score, trigram_name_condition, fragment_pattern)
 are also what the search app matches institution and topic names with. This module reads no

@@ -139,6 +139,9 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # Above this many query words the rest are looked up exactly: each word's variants are a few
 # hundred strings, and a query that long is a pasted title, not a name.
 _MAX_FUZZY_WORDS = 6
+# The vocabulary tier's words are looked up only when the query's last word has this many
+# letters (see _name_candidates_statement).
+_VOCABULARY_LAST_WORD_LENGTH = 3
 
 
 def word_variants(word: str) -> list[str]:
@@ -176,11 +179,14 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
     2. the vocabulary tier (researchers.name_words): every word of the query, give or take two
        or three typos, or typed part way, is a word of the name: each word's closest real words
        are found in the vocabulary of name words, then their bearers through the same word
-       indexes. The researchers the vocabulary has not read yet (imported since its last
-       refresh) are matched as tier 3 matches them, and for a one-word query the names holding
-       it as a piece of a word (LIKE) are added as tier 3 would;
+       indexes. Only when the query's last word has three letters or more (one ending in an
+       initial is a name being typed). The researchers the vocabulary has not read yet (imported
+       since its last refresh) are matched as tier 3 matches them, and for a one-word query the
+       names holding it as a piece of a word (LIKE) are added as tier 3 would;
     3. trigram word similarity (`%>`, at least 0.6) for names typed part way and heavier typos,
-       and LIKE for a piece of a word ("izhe"). The trigram scan reads the long posting lists of
+       and LIKE for a piece of a word ("izhe"), their values through subqueries so that the
+       planner does not estimate them over the column's statistics (pg_trgm's matchingsel, half
+       a millisecond of planning each in every search). The trigram scan reads the long posting lists of
        common trigrams over every name, so it runs only when needed: the `NOT EXISTS` are
        one-time filters that skip it otherwise. They stand outside the scan (`OFFSET 0` keeps
        them from being pushed down): inside, a scan the planner runs in parallel started its
@@ -203,8 +209,11 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
     array_names = [f"w{index}" for index in range(len(variants))]
     query_words = ", ".join(f"%s::text[] AS {name}" for name in array_names)
     vocabulary_sql, vocabulary_params = _vocabulary_words(words, fuzzy_words, array_names)
-    trigram, trigram_params = _trigram_condition(normalized_query)
+    trigram, trigram_params = _trigram_condition(normalized_query, estimated=False)
     newer_trigram, _ = _trigram_condition(normalized_query, estimated=False)
+    # A query ending in an initial or two letters is a name being typed (the header box): the
+    # trigram tier's beginnings of words answer it better than the vocabulary's neighbours.
+    vocabulary_applies = "true" if len(words[-1]) >= _VOCABULARY_LAST_WORD_LENGTH else "false"
     fragment = fragment_pattern(normalized_query)
     by_fragment = (
         f"UNION SELECT {columns} FROM researchers_researcher WHERE merged_into_id IS NULL "
@@ -221,7 +230,7 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
         vocabulary_words AS MATERIALIZED (SELECT {vocabulary_sql}),
         found_by_vocabulary AS MATERIALIZED (
             SELECT {columns} FROM researchers_researcher
-            WHERE merged_into_id IS NULL
+            WHERE merged_into_id IS NULL AND {vocabulary_applies}
             AND ({_words_condition(array_names, "vocabulary_words")})
             UNION
             SELECT {columns} FROM researchers_researcher
@@ -273,7 +282,9 @@ def _vocabulary_words(
     params: list[Any] = []
     for index, (word, name) in enumerate(zip(words, array_names, strict=True)):
         if index < len(fuzzy_words):
-            sql, word_params = vocabulary_words_sql(word, f"(SELECT {name} FROM query_words)")
+            sql, word_params = vocabulary_words_sql(
+                word, f"(SELECT {name} FROM query_words)", query_words_count=len(words)
+            )
         else:
             sql, word_params = "ARRAY[%s]::text[]", [word]
         columns.append(f"{sql} AS {name}")

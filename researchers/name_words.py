@@ -78,16 +78,27 @@ def name_words_refresh_on_commit() -> None:
     task_enqueue_on_commit(NAME_WORDS_REFRESH_TASK)
 
 
-def vocabulary_words_sql(word: str, variants_sql: str) -> tuple[str, list[Any]]:
+# The words a query word of three letters or more begins that are kept.
+_COMPLETIONS = 32
+
+
+def vocabulary_words_sql(
+    word: str, variants_sql: str, *, query_words_count: int
+) -> tuple[str, list[Any]]:
     """ARRAY(real words a query word may stand for), through researchers_name_word_candidates
     (migration 0017): its one-edit variants that are words of the vocabulary (the word tier's
     matches, as words); for a word of three letters or more, also the 32 closest words of the
     vocabulary that start with the same letter (people rarely mistype that one, and it narrows
-    the search to a range of the primary key) within two edits (five letters or fewer) or three,
-    and the first 32 words it begins (a word typed part way). In the database's collation, as
+    the search to a range of the primary key) within two edits (five letters or fewer; one for
+    four letters or fewer when it is the only word of the query) or three, and the first 32
+    words it begins. In the database's collation, as
     the word indexes are (against the vocabulary's "C", `&&` could not use them).
 
     `variants_sql` is an SQL expression for the word's variants array (a constant of the
     caller). The word goes in as a parameter.
     """
-    return f"researchers_name_word_candidates(%s, {variants_sql}::text[])", [word]
+    completions = _COMPLETIONS if len(word) >= 3 else 0
+    return (
+        f"researchers_name_word_candidates(%s, {variants_sql}::text[], %s, %s)",
+        [word, query_words_count, completions],
+    )

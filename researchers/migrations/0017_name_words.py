@@ -39,21 +39,38 @@ BEGIN
     );
 END
 $$;
--- The real words a query word may stand for (researchers.name_words.vocabulary_words_sql).
--- PL/pgSQL, so its statements are planned once per session, not within every name search.
-CREATE OR REPLACE FUNCTION researchers_name_word_candidates(query_word text, variants text[])
-RETURNS text[] LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE AS $$
+-- The real words a query word may stand for (researchers.name_words.vocabulary_words_sql),
+-- with at most `completions` of the words it begins. PL/pgSQL, so its statements are planned
+-- once per session, not within every name search.
+CREATE OR REPLACE FUNCTION researchers_name_word_candidates(
+    query_word text, variants text[], query_words_count int, completions int
+) RETURNS text[] LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE AS $$
 DECLARE
     n int := length(query_word);
+    -- Two typos in four letters make another word ("izhe" is two edits from "iohe"), which
+    -- only the other words of the query can rule out: alone, a short word is allowed one.
     -- A swap is two edits for levenshtein, so two typos with a swap in them are three.
-    edits int := CASE WHEN n <= 5 THEN 2 ELSE 3 END;
+    edits int := CASE
+        WHEN n <= 4 AND query_words_count = 1 THEN 1 WHEN n <= 5 THEN 2 ELSE 3
+    END;
     first_letter text := left(query_word, 1);
     past_first_letter text := chr(ascii(left(query_word, 1)) + 1);
     past_prefix text := left(query_word, -1) || chr(ascii(right(query_word, 1)) + 1);
 BEGIN
-    IF n < 3 OR n > 100 THEN  -- a hundred letters is no name word; levenshtein stops at 255
+    IF n > 100 THEN  -- a hundred letters is no name word; levenshtein stops at 255
         RETURN ARRAY(
             SELECT word COLLATE "default" FROM researchers_name_word WHERE word = ANY(variants)
+        );
+    END IF;
+    IF n < 3 THEN  -- too short to be fuzzy; only the query's last word can be a beginning
+        RETURN ARRAY(
+            SELECT found.word COLLATE "default" FROM (
+                SELECT word FROM researchers_name_word WHERE word = ANY(variants)
+                UNION
+                (SELECT word FROM researchers_name_word
+                 WHERE word >= query_word COLLATE "C" AND word < past_prefix COLLATE "C"
+                 ORDER BY word LIMIT completions)
+            ) AS found(word)
         );
     END IF;
     RETURN ARRAY(
@@ -68,7 +85,7 @@ BEGIN
             UNION
             (SELECT word FROM researchers_name_word
              WHERE word >= query_word COLLATE "C" AND word < past_prefix COLLATE "C"
-             ORDER BY word LIMIT 32)
+             ORDER BY word LIMIT completions)
         ) AS found(word)
     );
 END
@@ -76,7 +93,7 @@ $$;
 """
 
 DROP_TABLES = r"""
-DROP FUNCTION IF EXISTS researchers_name_word_candidates(text, text[]);
+DROP FUNCTION IF EXISTS researchers_name_word_candidates(text, text[], int, int);
 DROP FUNCTION IF EXISTS researchers_name_words_up_to();
 DROP TABLE IF EXISTS researchers_name_words_built;
 DROP TABLE IF EXISTS researchers_name_word;

@@ -7,8 +7,11 @@ Names are compared in one normal form on both sides: researchers.names.normalize
 SQL twin researchers_normalize_name() (migrations 0007 and 0008) for text without a stored
 normal form: alternate names, institution and topic names. Both fold accents and case and keep
 a-z and 0-9. Researcher names are found word by word, a typo per word forgiven, through exact
-lookups in a GIN index of their words; trigram similarity only steps in when that finds nobody
-(see _name_candidates). Ranking is by trigram similarity to the whole query.
+lookups in a GIN index of their words; when that finds nobody, each word's closest real words
+in the vocabulary of name words (researchers.name_words: two or three typos, or typed part
+way) are looked up the same way; trigram similarity over every name only steps in when that
+finds nobody either (see _name_candidates_statement). Ranking is by trigram similarity to the
+whole query.
 
 The name helpers below (NormalizedName, name_score, trigram_name_condition, fragment_pattern)
 are also what the search app matches institution and topic names with. This module reads no
@@ -40,6 +43,7 @@ from django.db.models.lookups import Lookup
 from bzpeer.db import array_literal
 
 from .models import Researcher
+from .name_words import vocabulary_words_sql
 from .names import normalize_name
 
 # Longer input is cut here: a name is never that long, and every matching cost grows with it.
@@ -135,6 +139,9 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # Above this many query words the rest are looked up exactly: each word's variants are a few
 # hundred strings, and a query that long is a pasted title, not a name.
 _MAX_FUZZY_WORDS = 6
+# The vocabulary tier's words are looked up only when the query's last word has this many
+# letters (see _name_candidates_statement).
+_VOCABULARY_LAST_WORD_LENGTH = 3
 
 
 def word_variants(word: str) -> list[str]:
@@ -163,27 +170,37 @@ _ALTERNATE_NAMES = "researchers_normalize_names(alternate_names)"
 
 
 def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str, list[Any]]:
-    """SELECT `columns` of the researchers whose name or an alternate name matches, in two tiers:
+    """SELECT `columns` of the researchers whose name or an alternate name matches, in three
+    tiers, each only when the ones before found nobody:
 
     1. every word of the query, give or take one typo, is a word of the name: exact lookups in
        the word indexes (`&&` on `string_to_array(...)`, migration 0008), cheap however common
        the words are;
-    2. only when tier 1 finds nobody: trigram word similarity (`%>`, at least 0.6) for names
-       typed part way and heavier typos, and LIKE for a piece of a word ("izhe"). The trigram
-       scan reads the long posting lists of common trigrams, so it runs only when needed: the
-       `NOT EXISTS` is a one-time filter that skips it otherwise. It stands outside the scan
-       (`OFFSET 0` keeps it from being pushed down): inside, a scan the planner runs in parallel
-       started its workers before the filter stopped them, even when the words had found
-       someone (issue 30: "da da", which the words find 2,532 times at 200,000 works, spent
-       most of its time starting workers that did nothing).
+    2. the vocabulary tier (researchers.name_words): every word of the query, give or take two
+       or three typos, or typed part way, is a word of the name: each word's closest real words
+       are found in the vocabulary of name words, then their bearers through the same word
+       indexes. Only when the query's last word has three letters or more (one ending in an
+       initial is a name being typed). The researchers the vocabulary has not read yet (imported
+       since its last refresh) are matched as tier 3 matches them, and for a one-word query the
+       names holding it as a piece of a word (LIKE) are added as tier 3 would;
+    3. trigram word similarity (`%>`, at least 0.6) for names typed part way and heavier typos,
+       and LIKE for a piece of a word ("izhe"), their values through subqueries so that the
+       planner does not estimate them over the column's statistics (pg_trgm's matchingsel, half
+       a millisecond of planning each in every search). The trigram scan reads the long posting lists of
+       common trigrams over every name, so it runs only when needed: the `NOT EXISTS` are
+       one-time filters that skip it otherwise. They stand outside the scan (`OFFSET 0` keeps
+       them from being pushed down): inside, a scan the planner runs in parallel started its
+       workers before the filter stopped them, even when the words had found someone (issue
+       30: "da da", which the words find 2,532 times at 200,000 works, spent most of its time
+       starting workers that did nothing).
 
-    Merged records count in neither tier (they only live on as redirects). `columns` are
-    columns of researchers_researcher, a constant of this module, never user input.
+    Merged records count in no tier (they only live on as redirects). `columns` are columns of
+    researchers_researcher, a constant of this module, never user input.
     """
     words = list(dict.fromkeys(normalized_query.split()))
-    variants = [
-        word_variants(word) if index < _MAX_FUZZY_WORDS else [word]
-        for index, word in enumerate(words)
+    fuzzy_words = words[:_MAX_FUZZY_WORDS]
+    variants = [word_variants(word) for word in fuzzy_words] + [
+        [w] for w in words[len(fuzzy_words) :]
     ]
     # Each array goes in once, and reaches `&&` through a scalar subquery: given the array
     # itself, the planner adds up a guess for each of its few hundred variants, concludes that
@@ -191,24 +208,39 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
     # uses the index.
     array_names = [f"w{index}" for index in range(len(variants))]
     query_words = ", ".join(f"%s::text[] AS {name}" for name in array_names)
-    by_name = " AND ".join(
-        f"{_NAME_WORDS} && (SELECT {name} FROM query_words)" for name in array_names
+    vocabulary_sql, vocabulary_params = _vocabulary_words(words, fuzzy_words, array_names)
+    trigram, trigram_params = _trigram_condition(normalized_query, estimated=False)
+    newer_trigram, _ = _trigram_condition(normalized_query, estimated=False)
+    # A query ending in an initial or two letters is a name being typed (the header box): the
+    # trigram tier's beginnings of words answer it better than the vocabulary's neighbours.
+    vocabulary_applies = "true" if len(words[-1]) >= _VOCABULARY_LAST_WORD_LENGTH else "false"
+    fragment = fragment_pattern(normalized_query)
+    by_fragment = (
+        f"UNION SELECT {columns} FROM researchers_researcher WHERE merged_into_id IS NULL "
+        f"AND (name_normalized LIKE (SELECT %s) OR {_ALTERNATE_NAMES} LIKE (SELECT %s))"
+        if fragment
+        else ""
     )
-    by_alternate = " AND ".join(
-        f"{_ALTERNATE_NAME_WORDS} && (SELECT {name} FROM query_words)" for name in array_names
-    )
-    trigram = f"name_normalized %%> %s OR {_ALTERNATE_NAMES} %%> %s"
-    trigram_params: list[Any] = [normalized_query, normalized_query]
-    if fragment := fragment_pattern(normalized_query):
-        trigram += f" OR name_normalized LIKE %s OR {_ALTERNATE_NAMES} LIKE %s"
-        trigram_params += [fragment, fragment]
     sql = f"""
         WITH query_words AS MATERIALIZED (SELECT {query_words}),
         found_by_words AS MATERIALIZED (
             SELECT {columns} FROM researchers_researcher
-            WHERE merged_into_id IS NULL AND (({by_name}) OR ({by_alternate}))
+            WHERE merged_into_id IS NULL AND ({_words_condition(array_names, "query_words")})
+        ),
+        vocabulary_words AS MATERIALIZED (SELECT {vocabulary_sql}),
+        found_by_vocabulary AS MATERIALIZED (
+            SELECT {columns} FROM researchers_researcher
+            WHERE merged_into_id IS NULL AND {vocabulary_applies}
+            AND ({_words_condition(array_names, "vocabulary_words")})
+            UNION
+            SELECT {columns} FROM researchers_researcher
+            WHERE merged_into_id IS NULL AND id > researchers_name_words_up_to()
+            AND ({newer_trigram})
+            {by_fragment}
         )
         SELECT {columns} FROM found_by_words
+        UNION ALL
+        SELECT {columns} FROM found_by_vocabulary WHERE NOT EXISTS (SELECT FROM found_by_words)
         UNION ALL
         SELECT {columns} FROM (
             SELECT {columns} FROM researchers_researcher
@@ -216,8 +248,64 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
             OFFSET 0
         ) AS found_by_trigrams
         WHERE NOT EXISTS (SELECT FROM found_by_words)
+        AND NOT EXISTS (SELECT FROM found_by_vocabulary)
     """
-    return sql, [*(array_literal(words) for words in variants), *trigram_params]
+    params = [
+        *(array_literal(words) for words in variants),
+        *vocabulary_params,
+        *trigram_params,
+        *([fragment, fragment] if fragment else []),
+        *trigram_params,
+    ]
+    return sql, params
+
+
+def _words_condition(array_names: list[str], source: str) -> str:
+    """Every query word's array (a column of the CTE `source`) meets the words of the name, or
+    every one meets the words of an alternate name."""
+    by_name = " AND ".join(
+        f"{_NAME_WORDS} && (SELECT {name} FROM {source})" for name in array_names
+    )
+    by_alternate = " AND ".join(
+        f"{_ALTERNATE_NAME_WORDS} && (SELECT {name} FROM {source})" for name in array_names
+    )
+    return f"({by_name}) OR ({by_alternate})"
+
+
+def _vocabulary_words(
+    words: list[str], fuzzy_words: list[str], array_names: list[str]
+) -> tuple[str, list[Any]]:
+    """The select list of the vocabulary_words CTE: for each query word, under the name of its
+    variants array, the real words it may stand for (researchers.name_words); the words past
+    _MAX_FUZZY_WORDS stand for themselves."""
+    columns: list[str] = []
+    params: list[Any] = []
+    for index, (word, name) in enumerate(zip(words, array_names, strict=True)):
+        if index < len(fuzzy_words):
+            sql, word_params = vocabulary_words_sql(
+                word, f"(SELECT {name} FROM query_words)", query_words_count=len(words)
+            )
+        else:
+            sql, word_params = "ARRAY[%s]::text[]", [word]
+        columns.append(f"{sql} AS {name}")
+        params += word_params
+    return ", ".join(columns), params
+
+
+def _trigram_condition(normalized_query: str, *, estimated: bool = True) -> tuple[str, list[Any]]:
+    """The trigram tier's condition on a row of researchers_researcher, and its parameters.
+
+    Not `estimated`: each value comes through a subquery, so the planner does not estimate the
+    condition by running it over the column's statistics (pg_trgm's matchingsel: about half a
+    millisecond of planning for each `%>` and LIKE of a name search), where the rows it filters
+    are read by another index anyway."""
+    value = "%s" if estimated else "(SELECT %s)"
+    trigram = f"name_normalized %%> {value} OR {_ALTERNATE_NAMES} %%> {value}"
+    params: list[Any] = [normalized_query, normalized_query]
+    if fragment := fragment_pattern(normalized_query):
+        trigram += f" OR name_normalized LIKE {value} OR {_ALTERNATE_NAMES} LIKE {value}"
+        params += [fragment, fragment]
+    return trigram, params
 
 
 def _name_candidates(normalized_query: str) -> RawSQL:

@@ -151,6 +151,14 @@ CELERY_BEAT_SCHEDULE["ai-score-train"] = {
     "schedule": crontab(hour=7, minute=0, day_of_week="sunday"),
 }
 
+# The name search's vocabulary read again from every researcher, nightly (researchers.name_words):
+# imports add the words of new records; this catches names changed in place and late commits.
+CELERY_BEAT_SCHEDULE["researchers-name-words-refresh"] = {
+    "task": "researchers.tasks.name_words_refresh",
+    "schedule": crontab(hour=3, minute=30),
+    "kwargs": {"from_start": True},
+}
+
 # The name resolver re-run over L0 records (issue 27): merges and moderators' proposals.
 CELERY_BEAT_SCHEDULE["researchers-resolve-rerun"] = {
     "task": "ingest.tasks.researchers_resolve_rerun",

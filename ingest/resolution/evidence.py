@@ -103,7 +103,8 @@ def _statistics_ensured(cursor: Cursor) -> None:
                  AND attname = 'merged_into_id')
         """
     )
-    if cursor.fetchone()[0]:
+    (missing,) = cursor.fetchone() or (False,)
+    if missing:
         cursor.execute("ANALYZE researchers_researcher")
 
 

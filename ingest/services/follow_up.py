@@ -30,6 +30,7 @@ from claims.trust import researchers_trust_refresh
 from discovery.services.embeddings import work_embeddings_sweep_on_commit
 from graph.services import coauthor_edges_schedule, researcher_metrics_refresh
 from ingest.models import ImportRun
+from researchers.name_words import name_words_refresh_on_commit
 from researchers.services import researcher_pages_invalidate
 
 from ..models import PendingFollowUp
@@ -49,6 +50,9 @@ def researchers_follow_up(*, researcher_ids: Collection[int]) -> None:
     # The works' embeddings (and so these researchers'): a sweep of the works whose text changed
     # or that have none, once this commits (discovery; beat sweeps too, should it be lost).
     work_embeddings_sweep_on_commit()
+    # New names' words into the name search's vocabulary (researchers.name_words): read from
+    # the researchers it has not read yet, once this commits; found by trigrams until then.
+    name_words_refresh_on_commit()
 
 
 def researchers_follow_up_defer(*, researcher_ids: Collection[int]) -> None:

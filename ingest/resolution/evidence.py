@@ -84,16 +84,17 @@ def _bound(token: str) -> int:
     return MAX_RECORDS_PER_TOKEN if "|" in token else MAX_RECORDS_PER_WORD
 
 
-def _statistics_ensured(cursor: Cursor) -> None:
+def researcher_statistics_ensure(cursor: Cursor) -> None:
     """Analyse the researchers table if it holds rows but no statistics yet (a first import
-    into a new database, before autovacuum's first pass, which a busy machine delays).
+    into a new database, before autovacuum's first pass, which a busy machine delays). Each
+    import batch calls it before it writes (ingest.services.batches).
 
     Without them the planner takes `merged_into_id IS NULL` for 0.5% of the rows, so both
-    partial indexes on it look nearly empty, and it read the name lookup below through the
-    btree one (researcher_name_cited_idx) instead of the GIN index of match tokens, running
+    partial indexes on it look nearly empty, and it read _candidates_by_name's lookup through
+    the btree one (researcher_name_cited_idx) instead of the GIN index of match tokens, running
     the token function on every record for every token: a test's batch of 5,000 records'
-    names ran for over ten minutes where the GIN index takes milliseconds. A catalog lookup
-    per batch otherwise; the ANALYZE happens once per database."""
+    names ran for over ten minutes where the GIN index takes milliseconds. Two catalog-sized
+    statements a batch otherwise; the ANALYZE happens once per database."""
     cursor.execute(
         """
         SELECT EXISTS (SELECT FROM researchers_researcher)
@@ -113,7 +114,6 @@ def _candidates_by_name(cursor: Cursor, tokens: set[str]) -> _Found:
     match tokens: the read is bounded by the batch's names, not by how many records share
     them. Which records of a longer list come back is the index's order (arbitrary); such a
     name is common (see candidates_for)."""
-    _statistics_ensured(cursor)
     cursor.execute(
         """
         SELECT t.token, r.id, r.display_name, r.orcid, r.openalex_id, r.dblp_id, r.works_count

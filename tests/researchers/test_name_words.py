@@ -27,16 +27,20 @@ def vocabulary() -> set[str]:
         return {word for (word,) in cursor.fetchall()}
 
 
+# The vocabulary has no model, so the flush after a transactional test leaves it as that test's
+# imports made it (follow-ups refresh it): the names below are ones no other test imports.
+
+
 @pytest.mark.django_db
 def test_a_refresh_adds_the_words_of_names_and_alternate_names_once():
     ResearcherFactory(display_name="Jadaan Guchen", alternate_names=["Guchen Jadaanwu"])
-    merged_into = ResearcherFactory(display_name="Ann Smith")
+    merged_into = ResearcherFactory(display_name="Vessaly Okrunde")
     ResearcherFactory(display_name="Zzmerged Person", merged_into=merged_into)
 
     first = name_words_refresh()
     again = name_words_refresh()
 
-    assert {"jadaan", "guchen", "jadaanwu", "ann", "smith"} <= vocabulary()
+    assert {"jadaan", "guchen", "jadaanwu", "vessaly", "okrunde"} <= vocabulary()
     assert "zzmerged" not in vocabulary()  # merged records are searched by nobody
     assert first.words_added >= 5
     assert again.words_added == 0  # only researchers it has not read yet
@@ -66,14 +70,14 @@ def test_a_heavily_misspelt_word_is_found_among_many_names_sharing_the_other_wor
 
 @pytest.mark.django_db
 def test_a_name_added_after_the_last_refresh_is_still_found():
-    ResearcherFactory(display_name="Ann Smith")
+    ResearcherFactory(display_name="Vessaly Okrunde")
     name_words_refresh()
-    ResearcherFactory(display_name="Zhizhen Zhong")  # not in the vocabulary yet
+    ResearcherFactory(display_name="Zhivaren Zhortok")  # not in the vocabulary yet
 
-    assert "zhizhen" not in vocabulary()
-    assert names_found("zhiizhenn zhong") == ["Zhizhen Zhong"]  # two typos in one word
-    assert names_found("zhizhen zh") == ["Zhizhen Zhong"]  # typed part way
-    assert names_found("izhe") == ["Zhizhen Zhong"]  # a piece of a word
+    assert "zhivaren" not in vocabulary()
+    assert names_found("zhiivarenn zhortok") == ["Zhivaren Zhortok"]  # two typos in one word
+    assert names_found("zhivaren zh") == ["Zhivaren Zhortok"]  # typed part way
+    assert names_found("ivare") == ["Zhivaren Zhortok"]  # a piece of a word
 
 
 @pytest.mark.django_db

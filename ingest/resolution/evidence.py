@@ -93,8 +93,8 @@ def researcher_statistics_ensure(cursor: Cursor) -> None:
     partial indexes on it look nearly empty, and it read _candidates_by_name's lookup through
     the btree one (researcher_name_cited_idx) instead of the GIN index of match tokens, running
     the token function on every record for every token: a test's batch of 5,000 records'
-    names ran for over ten minutes where the GIN index takes milliseconds. Two catalog-sized
-    statements a batch otherwise; the ANALYZE happens once per database."""
+    names ran for over ten minutes where the GIN index takes milliseconds. One small statement
+    a batch otherwise; the ANALYZE happens once per database."""
     cursor.execute(
         """
         SELECT EXISTS (SELECT FROM researchers_researcher)

@@ -209,8 +209,7 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
     array_names = [f"w{index}" for index in range(len(variants))]
     query_words = ", ".join(f"%s::text[] AS {name}" for name in array_names)
     vocabulary_sql, vocabulary_params = _vocabulary_words(words, fuzzy_words, array_names)
-    trigram, trigram_params = _trigram_condition(normalized_query, estimated=False)
-    newer_trigram, _ = _trigram_condition(normalized_query, estimated=False)
+    trigram, trigram_params = _trigram_condition(normalized_query)
     # A query ending in an initial or two letters is a name being typed (the header box): the
     # trigram tier's beginnings of words answer it better than the vocabulary's neighbours.
     vocabulary_applies = "true" if len(words[-1]) >= _VOCABULARY_LAST_WORD_LENGTH else "false"
@@ -235,7 +234,7 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
             UNION
             SELECT {columns} FROM researchers_researcher
             WHERE merged_into_id IS NULL AND id > researchers_name_words_up_to()
-            AND ({newer_trigram})
+            AND ({trigram})
             {by_fragment}
         )
         SELECT {columns} FROM found_by_words
@@ -292,14 +291,16 @@ def _vocabulary_words(
     return ", ".join(columns), params
 
 
-def _trigram_condition(normalized_query: str, *, estimated: bool = True) -> tuple[str, list[Any]]:
-    """The trigram tier's condition on a row of researchers_researcher, and its parameters.
+def _trigram_condition(normalized_query: str) -> tuple[str, list[Any]]:
+    """The trigram tier's condition on a row of researchers_researcher, and its parameters
+    (the statement uses it twice: for the researchers newer than the vocabulary, and for the
+    trigram tier; each time with these parameters).
 
-    Not `estimated`: each value comes through a subquery, so the planner does not estimate the
-    condition by running it over the column's statistics (pg_trgm's matchingsel: about half a
-    millisecond of planning for each `%>` and LIKE of a name search), where the rows it filters
-    are read by another index anyway."""
-    value = "%s" if estimated else "(SELECT %s)"
+    Each value comes through a subquery, so the planner does not estimate the condition by
+    running it over the column's statistics (pg_trgm's matchingsel: about half a millisecond of
+    planning for each `%>` and LIKE of a name search), where the rows it filters are read by
+    another index anyway."""
+    value = "(SELECT %s)"
     trigram = f"name_normalized %%> {value} OR {_ALTERNATE_NAMES} %%> {value}"
     params: list[Any] = [normalized_query, normalized_query]
     if fragment := fragment_pattern(normalized_query):

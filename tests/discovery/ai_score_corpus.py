@@ -42,6 +42,63 @@ def _counts(rng: np.random.Generator, year: int, rate: float) -> dict[str, int]:
     return counts
 
 
+def _topics_create(prefix: str) -> list[Topic]:
+    """Two fields and six topics under them, alternately."""
+    fields = [
+        Topic.objects.create(
+            external_id=f"{prefix}-fields/{i}", name=f"Field {i}", level=TopicLevel.FIELD
+        )
+        for i in range(2)
+    ]
+    return [
+        Topic.objects.create(
+            external_id=f"{prefix}-T{i}",
+            name=f"Topic {i}",
+            level=TopicLevel.TOPIC,
+            parent=fields[i % 2],
+        )
+        for i in range(6)
+    ]
+
+
+def _links_write(planted: Planted, rows: list[tuple], rng: np.random.Generator) -> None:
+    """Each work's authorships, topic and a random embedding (drawn in work order, after the
+    works' citations, so a seed gives the same corpus)."""
+    authorships = []
+    work_topics = []
+    embeddings = []
+    for work, (_, _, _, _, authors, topic, latent) in zip(planted.works, rows, strict=True):
+        planted.latent[work.pk] = float(latent)
+        for position, author in enumerate(authors, start=1):
+            researcher = planted.researchers[int(author)]
+            authorships.append(
+                Authorship(
+                    work=work,
+                    researcher=researcher,
+                    position=position,
+                    raw_name=researcher.display_name,
+                    work_created_at=work.created_at,
+                )
+            )
+        work_topics.append(
+            WorkTopic(
+                work=work, topic=planted.topics[topic], score=0.9, work_created_at=work.created_at
+            )
+        )
+        embeddings.append(
+            WorkEmbedding(
+                work=work,
+                model_name="synthetic",
+                text_hash=work.pk,
+                dimensions=EMBEDDING_DIMENSIONS,
+                vector=vector_to_bytes(rng.normal(size=EMBEDDING_DIMENSIONS)),
+            )
+        )
+    Authorship.objects.bulk_create(authorships, batch_size=BATCH)
+    WorkTopic.objects.bulk_create(work_topics, batch_size=BATCH)
+    WorkEmbedding.objects.bulk_create(embeddings, batch_size=BATCH)
+
+
 def build(
     *,
     works: int = 2000,
@@ -55,21 +112,7 @@ def build(
     pure noise (the same distribution, unrelated to any feature)."""
     rng = np.random.default_rng(seed)
     planted = Planted()
-    fields = [
-        Topic.objects.create(
-            external_id=f"{prefix}-fields/{i}", name=f"Field {i}", level=TopicLevel.FIELD
-        )
-        for i in range(2)
-    ]
-    planted.topics = [
-        Topic.objects.create(
-            external_id=f"{prefix}-T{i}",
-            name=f"Topic {i}",
-            level=TopicLevel.TOPIC,
-            parent=fields[i % 2],
-        )
-        for i in range(6)
-    ]
+    planted.topics = _topics_create(prefix)
     planted.venues = Source.objects.bulk_create(
         [Source(openalex_id=f"{prefix}-S{i}", name=f"Venue {i}") for i in range(venues)],
         batch_size=BATCH,
@@ -115,37 +158,5 @@ def build(
         for i, year, venue, team, _, _, latent in rows
     ]
     planted.works = Work.objects.bulk_create(work_objects, batch_size=BATCH)
-    authorships = []
-    work_topics = []
-    embeddings = []
-    for work, (_, _, _, _, authors, topic, latent) in zip(planted.works, rows, strict=True):
-        planted.latent[work.pk] = float(latent)
-        for position, author in enumerate(authors, start=1):
-            researcher = planted.researchers[int(author)]
-            authorships.append(
-                Authorship(
-                    work=work,
-                    researcher=researcher,
-                    position=position,
-                    raw_name=researcher.display_name,
-                    work_created_at=work.created_at,
-                )
-            )
-        work_topics.append(
-            WorkTopic(
-                work=work, topic=planted.topics[topic], score=0.9, work_created_at=work.created_at
-            )
-        )
-        embeddings.append(
-            WorkEmbedding(
-                work=work,
-                model_name="synthetic",
-                text_hash=work.pk,
-                dimensions=EMBEDDING_DIMENSIONS,
-                vector=vector_to_bytes(rng.normal(size=EMBEDDING_DIMENSIONS)),
-            )
-        )
-    Authorship.objects.bulk_create(authorships, batch_size=BATCH)
-    WorkTopic.objects.bulk_create(work_topics, batch_size=BATCH)
-    WorkEmbedding.objects.bulk_create(embeddings, batch_size=BATCH)
+    _links_write(planted, rows, rng)
     return planted

@@ -53,9 +53,11 @@ def notification_digest_send(user_id: int) -> None:
 # Five minutes: a chunk of 500 users is seconds of work even through a slow mail server, and
 # the limit must stay under the claim's lease (settings.DIGEST_LEASE_SECONDS, 15 minutes) so
 # that no other run takes over deliveries a live task still holds. A failed chunk released its
-# unsent deliveries before the retry.
+# unsent deliveries before the retry. Like the feed's chunks, it keeps its database connection
+# for the next chunk (bzpeer.task_connections).
 @shared_task(
     name="notifications.tasks.notification_digest_deliveries_send",
+    keeps_db_connection=True,
     autoretry_for=_MAIL_ERRORS,
     retry_backoff=True,
     max_retries=5,

@@ -141,9 +141,9 @@ def test_its_bytes_are_its_text_encoded_with_either_line_ending():
     ours, _djangos = _both("[bzpeer] 1 new work", TEXT, HTML, "a@example.org")
     serialized = ours.message()
     for linesep in ("\n", "\r\n"):
-        assert serialized.as_bytes(linesep=linesep) == serialized.as_string(
-            linesep=linesep
-        ).encode()
+        assert (
+            serialized.as_bytes(linesep=linesep) == serialized.as_string(linesep=linesep).encode()
+        )
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,9 @@ with notifications' List-Id and one-click unsubscribe headers and footers (categ
 
 A digest run builds one email per user, 200,000 of them on the issue's benchmark, from a few
 thousand works: what the email shows of each work (its lines of text and of HTML) is rendered
-once per chunk of users (DigestListing), and so is each distinct "because you follow ..."; a
-user's email joins those lines inside the digest templates. Jinja2 rather than Django's
+once per process and content (kept across the chunks it sends), and so is each distinct
+"because you follow ..."; a user's email joins those lines (DigestListing) inside the digest
+templates. Jinja2 rather than Django's
 templates: Django's template language costs several times more per render.
 
 The message is notifications.services.emails.optional_email_build's (the same headers, footers

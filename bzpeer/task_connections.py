@@ -1,5 +1,5 @@
 """The database connections of Celery tasks: closed when a task ends, except for the tasks that
-keep theirs (`keeps_db_connection=True` on the task), which then obey CONN_MAX_AGE and the health
+keep theirs (those made with `base=ConnectionKeepingTask`), which then obey CONN_MAX_AGE and the health
 checks as a web request's connection does.
 
 Celery's Django fixup closes every connection when a task ends unless CELERY_DB_REUSE_MAX is set.
@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from celery import Task
 from django.db import DatabaseError, InterfaceError, close_old_connections, connections
+
+
+class ConnectionKeepingTask(Task):
+    """The base of a task that keeps its database connection for the next task: one that leaves
+    its session as it found it."""
+
+    keeps_db_connection = True
 
 
 def _eager(task: Any) -> bool:

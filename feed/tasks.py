@@ -10,6 +10,7 @@ import smtplib
 from celery import shared_task
 from django.utils import timezone
 
+from bzpeer.task_connections import ConnectionKeepingTask
 from feed.services import digests as digest_services
 from feed.services import follower_counts as follower_count_services
 
@@ -25,7 +26,7 @@ _MAIL_ERRORS = (smtplib.SMTPException, ConnectionError)
 # resets the synchronous_commit it sets).
 @shared_task(
     name="feed.tasks.digest_deliveries_send",
-    keeps_db_connection=True,
+    base=ConnectionKeepingTask,
     autoretry_for=_MAIL_ERRORS,
     retry_backoff=True,
     max_retries=5,

@@ -14,6 +14,8 @@ import smtplib
 from celery import shared_task
 from django.utils import timezone
 
+from bzpeer.task_connections import ConnectionKeepingTask
+
 # Modules, not names: the services queue these tasks and import this module, so whichever of
 # the two is imported first finds the other half-built; attributes are read at call time.
 from notifications.services import digest as digest_services
@@ -57,7 +59,7 @@ def notification_digest_send(user_id: int) -> None:
 # for the next chunk (bzpeer.task_connections).
 @shared_task(
     name="notifications.tasks.notification_digest_deliveries_send",
-    keeps_db_connection=True,
+    base=ConnectionKeepingTask,
     autoretry_for=_MAIL_ERRORS,
     retry_backoff=True,
     max_retries=5,

@@ -7,6 +7,7 @@ from typing import Any
 from celery import Celery, signals
 
 from .request_context import task_finished, task_started
+from .task_connections import connections_after_task, connections_before_task
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
 
@@ -43,3 +44,6 @@ def embedder_threads_share(sender: Any = None, **_: Any) -> None:
 # Every log line of a task names it (bzpeer.request_context).
 signals.task_prerun.connect(task_started, weak=False)
 signals.task_postrun.connect(task_finished, weak=False)
+# Which tasks keep their database connection (settings.CELERY_DB_REUSE_MAX: not Celery's fixup).
+signals.task_prerun.connect(connections_before_task, weak=False)
+signals.task_postrun.connect(connections_after_task, weak=False)

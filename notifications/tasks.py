@@ -14,6 +14,8 @@ import smtplib
 from celery import shared_task
 from django.utils import timezone
 
+from bzpeer.task_connections import ConnectionKeepingTask
+
 # Modules, not names: the services queue these tasks and import this module, so whichever of
 # the two is imported first finds the other half-built; attributes are read at call time.
 from notifications.services import digest as digest_services
@@ -53,9 +55,11 @@ def notification_digest_send(user_id: int) -> None:
 # Five minutes: a chunk of 500 users is seconds of work even through a slow mail server, and
 # the limit must stay under the claim's lease (settings.DIGEST_LEASE_SECONDS, 15 minutes) so
 # that no other run takes over deliveries a live task still holds. A failed chunk released its
-# unsent deliveries before the retry.
+# unsent deliveries before the retry. Like the feed's chunks, it keeps its database connection
+# for the next chunk (bzpeer.task_connections).
 @shared_task(
     name="notifications.tasks.notification_digest_deliveries_send",
+    base=ConnectionKeepingTask,
     autoretry_for=_MAIL_ERRORS,
     retry_backoff=True,
     max_retries=5,

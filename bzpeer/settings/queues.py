@@ -31,6 +31,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_TIME_LIMIT = 60 * 60
+# Set, Celery's Django fixup stops closing every database connection after each task (it closes
+# them only every this many tasks); bzpeer.task_connections closes them instead, except for the
+# tasks that keep theirs across tasks (the digests' chunks), within CONN_MAX_AGE.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_BEAT_SCHEDULE = {
     "import-runs-resume-stalled": {
         "task": "ingest.tasks.import_runs_resume_stalled",

@@ -3,8 +3,9 @@ with notifications' List-Id and one-click unsubscribe headers and footers (categ
 
 A digest run builds one email per user, 200,000 of them on the issue's benchmark, from a few
 thousand works: what the email shows of each work (its lines of text and of HTML) is rendered
-once per chunk of users (DigestListing), and so is each distinct "because you follow ..."; a
-user's email joins those lines inside the digest templates. Jinja2 rather than Django's
+once per process and content (kept across the chunks it sends), and so is each distinct
+"because you follow ..."; a user's email joins those lines (DigestListing) inside the digest
+templates. Jinja2 rather than Django's
 templates: Django's template language costs several times more per render.
 
 The message is notifications.services.emails.optional_email_build's (the same headers, footers
@@ -22,7 +23,7 @@ import secrets
 from collections.abc import Mapping
 from email.header import Header
 from email.utils import formatdate, make_msgid
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -45,7 +46,6 @@ _TEMPLATES = ("feed/email/digest_subject.txt", "feed/email/digest.txt", "feed/em
 _ITEM_TEMPLATES = ("feed/email/_item.txt", "feed/email/_item.html")
 _BECAUSE_TEMPLATES = ("feed/email/_because.txt", "feed/email/_because.html")
 _BECAUSE_MARKER = "\x00because\x00"
-_UNSEEN: Any = object()
 
 
 class _DigestTemplate:
@@ -113,10 +113,11 @@ class DigestListing:
         self._items: dict[int, tuple[str, str, str, str] | None] = {}
         self._because: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[str, str]] = {}
         self._subjects: dict[tuple[str, int], str] = {}
-        # (work id, because ids) -> the entry's text and HTML item; None: the work is gone.
-        self._pieces: dict[
-            tuple[int, tuple[int, ...], tuple[int, ...]], tuple[str, str] | None
-        ] = {}
+        # id(entry) -> (the entry, its text and HTML item; None: the work is gone). By identity:
+        # digest_windows makes each distinct entry once and shares it, and hashing its nested
+        # tuples for every item of every email was a fifth of the email's build. The entry is
+        # kept with its item, so its id cannot be reused by another while the listing lives.
+        self._pieces: dict[int, tuple[DigestEntry, tuple[str, str] | None]] = {}
 
     def subject(self, *, period: str, total: int) -> str:
         """The subject, which names only the count (and may name the period): once per count."""
@@ -131,20 +132,17 @@ class DigestListing:
     def items(self, entries: list[DigestEntry]) -> tuple[int, str, Markup]:
         """How many of the entries are listed (a work deleted since the window was read is
         left out), and their items as text and as HTML, in order."""
-        text: list[str] = []
-        html: list[str] = []
+        listed: list[tuple[str, str]] = []
         pieces = self._pieces
         for entry in entries:
-            key = (entry.work_id, entry.because_researcher_ids, entry.because_topic_ids)
-            piece = pieces.get(key, _UNSEEN)
-            if piece is _UNSEEN:
-                piece = pieces[key] = self._piece(entry)
-            if piece is None:
-                continue
-            text.append(piece[0])
-            html.append(piece[1])
+            known = pieces.get(id(entry))
+            if known is None or known[0] is not entry:
+                known = pieces[id(entry)] = (entry, self._piece(entry))
+            if known[1] is not None:
+                listed.append(known[1])
+        text = "".join([piece[0] for piece in listed])
         # The pieces come from autoescaping templates (the HTML ones escaped there).
-        return len(text), "".join(text), Markup("".join(html))  # noqa: S704
+        return len(listed), text, Markup("".join([piece[1] for piece in listed]))  # noqa: S704
 
     def _piece(self, entry: DigestEntry) -> tuple[str, str] | None:
         """An entry's item, text and HTML, with its "because" line; None if the work is gone.
@@ -179,17 +177,20 @@ class DigestListing:
                 if pk in self._windows.topics
             )
             names = [name for name, _pk in researchers] + [name for name, _pk in topics]
-            if names:
-                because = _names(names)
-                text_head, text_tail, html_head, html_tail = _because_halves()
-                lines = (
-                    f"{text_head}{because}{text_tail}",
-                    f"{html_head}{escape(because)}{html_tail}",
-                )
-            else:
-                lines = ("", "")
-            self._because[key] = lines
+            lines = self._because[key] = _because_lines_of(_names(names)) if names else ("", "")
         return lines
+
+
+# Across the chunks a process sends (most are the same few thousand works and the same few
+# researchers every chunk), keyed by what they show: a work whose title changed is another key.
+_ACROSS_CHUNKS = 20_000
+
+
+@lru_cache(maxsize=_ACROSS_CHUNKS)
+def _because_lines_of(because: str) -> tuple[str, str]:
+    """The "because" line of these names, as text and as HTML."""
+    text_head, text_tail, html_head, html_tail = _because_halves()
+    return f"{text_head}{because}{text_tail}", f"{html_head}{escape(because)}{html_tail}"
 
 
 @cache
@@ -204,10 +205,16 @@ def _because_halves() -> tuple[str, str, str, str]:
 
 
 def _item_halves(work: DigestWork) -> tuple[str, str, str, str]:
+    return _item_halves_at(settings.SITE_URL, work)
+
+
+@lru_cache(maxsize=_ACROSS_CHUNKS)
+def _item_halves_at(site_url: str, work: DigestWork) -> tuple[str, str, str, str]:
+    """A work's item (text, HTML) around its "because" line, for links to `site_url`."""
     head, tail = _work_path_parts()
     context = {
         "title": work.title,
-        "url": absolute_url(f"{head}{work.pk}{tail}"),
+        "url": f"{site_url.rstrip('/')}{head}{work.pk}{tail}",
         "byline": work.byline,
         "venue": work.venue,
         "published": work.published,
@@ -248,9 +255,12 @@ class DigestFooters:
         html_footer = self.html.replace(_UNSUBSCRIBE_PLACEHOLDER, str(escape(url)))
         text = f"{text_body.rstrip()}\n\n{text_footer}"
         # The last </body>, in any case (as html_body.lower().rfind would find it, without
-        # lowering a whole digest).
-        closings = [match.start() for match in _BODY_CLOSE.finditer(html_body)]
-        closing = closings[-1] if closings else -1
+        # lowering a whole digest): the last in lower case, unless another case follows it
+        # (one cannot overlap it, "<" being in it once), searched for only after it.
+        closing = html_body.rfind("</body>")
+        start = closing + len("</body>") if closing != -1 else 0
+        for match in _BODY_CLOSE.finditer(html_body, start):
+            closing = match.start()
         if closing == -1:
             return text, f"{html_body}{html_footer}"
         return text, f"{html_body[:closing]}{html_footer}{html_body[closing:]}"
@@ -260,18 +270,25 @@ class _SerializedMessage(email.message.Message):
     """A MIME message whose bytes are already written: what mail backends ask of a message
     (as_bytes, as_string, the headers) without the email package's generator."""
 
-    def __init__(self, headers: list[tuple[str, str]], serialized: str) -> None:
+    def __init__(self, headers: list[tuple[str, str]], parts: list[str], encoded: bytes) -> None:
         super().__init__()
         for name, value in headers:
             self[name] = value
-        self._serialized = serialized  # "\n" line endings
+        # The message's text in pieces and its bytes, both with "\n" line endings: a backend
+        # asks for the bytes (SMTP with "\r\n"), the text is joined only when asked for.
+        self._parts = parts
+        self._encoded = encoded
 
     def as_string(self, unixfrom: bool = False, maxheaderlen: int = 0, policy: Any = None,
                   linesep: str = "\n") -> str:  # fmt: skip
-        return self._serialized if linesep == "\n" else self._serialized.replace("\n", linesep)
+        serialized = "".join(self._parts)
+        return serialized if linesep == "\n" else serialized.replace("\n", linesep)
 
     def as_bytes(self, unixfrom: bool = False, policy: Any = None, linesep: str = "\n") -> bytes:
-        return self.as_string(linesep=linesep).encode("utf-8", errors="surrogateescape")
+        # As the text's encoding (UTF-8, surrogateescape): no other character encodes to "\n".
+        if linesep == "\n":
+            return self._encoded
+        return self._encoded.replace(b"\n", linesep.encode("utf-8", errors="surrogateescape"))
 
     def __str__(self) -> str:
         return self.as_string()
@@ -297,9 +314,13 @@ class DigestEmail(EmailMultiAlternatives):
             or not isinstance(html, str)
             or not isinstance(body, str)
             or not isinstance(subject, str)
-            or _has_long_lines(body)
-            or _has_long_lines(html)
         ):
+            return super().message()
+        # Each body's lines as written, encoded once: for the test of long lines and the bytes.
+        text_lines, html_lines = _lines(body), _lines(html)
+        text_bytes = text_lines.encode(errors="surrogateescape")
+        html_bytes = html_lines.encode(errors="surrogateescape")
+        if _has_long_lines(body, text_bytes) or _has_long_lines(html, html_bytes):
             return super().message()
         headers = [
             ("Subject", _subject_header(subject)),
@@ -317,25 +338,26 @@ class DigestEmail(EmailMultiAlternatives):
             return super().message()
         # As the generator's boundaries, but random enough never to occur in a body.
         boundary = f"==============={secrets.token_hex(12)}=="
-        serialized = "".join(
+        head = "".join(
             [
                 f'Content-Type: multipart/alternative;\n boundary="{boundary}"\n',
                 "MIME-Version: 1.0\n",
                 *(f"{name}: {value}\n" for name, value in headers),
                 f"\n--{boundary}\n",
-                _part("plain", body),
-                f"\n--{boundary}\n",
-                _part("html", html),
-                f"\n--{boundary}--\n",
+                _part_head("plain", body),
             ]
         )
+        between = f"\n--{boundary}\n{_part_head('html', html)}"
+        end = f"\n--{boundary}--\n"
         return _SerializedMessage(
             [
                 ("Content-Type", f'multipart/alternative; boundary="{boundary}"'),
                 ("MIME-Version", "1.0"),
                 *headers,
             ],
-            serialized,
+            [head, text_lines, between, html_lines, end],
+            # The headers and boundaries are ASCII (checked above).
+            b"".join([head.encode(), text_bytes, between.encode(), html_bytes, end.encode()]),
         )
 
 
@@ -355,12 +377,13 @@ def _address_header(address: str) -> str:
     return sanitize_address(address, "utf-8")
 
 
-def _part(subtype: str, body: str) -> str:
-    """A text part in UTF-8 as the email package writes it: 7bit when the body is ASCII."""
+def _part_head(subtype: str, body: str) -> str:
+    """A text part's headers in UTF-8 as the email package writes them: 7bit when the body is
+    ASCII. The body's lines (_lines) follow."""
     encoding = "7bit" if body.isascii() else "8bit"
     return (
         f'Content-Type: text/{subtype}; charset="utf-8"\nMIME-Version: 1.0\n'
-        f"Content-Transfer-Encoding: {encoding}\n\n{_lines(body)}"
+        f"Content-Transfer-Encoding: {encoding}\n\n"
     )
 
 
@@ -372,12 +395,26 @@ def _lines(body: str) -> str:
     return body if not body or body.endswith("\n") else f"{body}\n"
 
 
-def _has_long_lines(body: str) -> bool:
+# A line longer than the limit holds a whole block of this many bytes aligned on a multiple of
+# it (a run of LIMIT + 1 bytes starting at a holds the block starting at the first multiple of
+# the size at or after a, which ends before a + LIMIT + 1).
+_LINE_BLOCK = (RFC5322_EMAIL_LINE_LENGTH_LIMIT + 1) // 2
+
+
+def _has_long_lines(body: str, encoded_lines: bytes) -> bool:
     """Django's test for quoted-printable: a line (str.splitlines) longer than RFC 5322's limit
-    in UTF-8. The bytes' own lines (ended by CR or LF only) are never shorter than those, so
-    when none of them is too long, neither is any of Django's; otherwise Django's own test."""
-    encoded = body.encode(errors="surrogateescape")
-    if max(map(len, encoded.splitlines()), default=0) <= RFC5322_EMAIL_LINE_LENGTH_LIMIT:
+    in UTF-8. `encoded_lines`: the body's lines as written (_lines), encoded; their own lines
+    (ended by CR or LF only, the same as the body's) are never shorter than Django's, so when
+    none of them is too long, neither is any of Django's: when each aligned block holds a line
+    ending (a few dozen searches of a digest's bytes, where splitting them into lines cost
+    more than the rest of its message). Otherwise Django's own test."""
+    for start in range(0, len(encoded_lines) - _LINE_BLOCK + 1, _LINE_BLOCK):
+        end = start + _LINE_BLOCK
+        if encoded_lines.find(b"\n", start, end) == -1 and (
+            encoded_lines.find(b"\r", start, end) == -1
+        ):
+            break
+    else:
         return False
     return any(
         len(line.encode(errors="surrogateescape")) > RFC5322_EMAIL_LINE_LENGTH_LIMIT

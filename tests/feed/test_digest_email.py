@@ -118,3 +118,54 @@ def test_it_is_the_email_optional_email_build_makes_of_the_same_bodies():
     )
     assert text == theirs.body
     assert html == theirs.alternatives[0][0]
+
+
+@pytest.mark.parametrize("offset", [0, 1, 498, 499, 500, 997, 998, 1500])
+@pytest.mark.parametrize(("character", "octets"), [("a", 998), ("a", 999), ("ö", 998), ("ö", 1000)])
+def test_a_line_at_the_limit_of_8bit_is_encoded_as_djangos_message_encodes_it(
+    offset, character, octets
+):
+    # Lines of 998 octets and of one more (UTF-8: "ö" is two), wherever they start, with short
+    # lines around them: the long-line test searches the bytes in aligned blocks.
+    before = "x\n" * (offset // 2) + "y" * (offset % 2) + "\n"
+    line = character * (octets // len(character.encode()))
+    ours, djangos = _both("[bzpeer] 1 new work", f"{before}{line}\nend\n", HTML, "a@example.org")
+    parsed = _parsed(ours)
+    encoding = [part["Content-Transfer-Encoding"] for part in parsed.iter_parts()][0]
+    too_long = len(line.encode()) > 998
+    assert encoding == ("quoted-printable" if too_long else "8bit" if line[0] == "ö" else "7bit")
+    assert _shape(parsed) == _shape(_parsed(djangos))
+
+
+def test_its_bytes_are_its_text_encoded_with_either_line_ending():
+    ours, _djangos = _both("[bzpeer] 1 new work", TEXT, HTML, "a@example.org")
+    serialized = ours.message()
+    for linesep in ("\n", "\r\n"):
+        assert (
+            serialized.as_bytes(linesep=linesep) == serialized.as_string(linesep=linesep).encode()
+        )
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        HTML,
+        "<html><BODY><p>Hi</p></BODY></html>",
+        "<html><body><p>Hi</p></body><p>after</p></Body></html>",
+        "<html><body><p>Hi</p></BODY><p>after</p></body></html>",
+        "<p>no document</p>",
+    ],
+)
+def test_the_footer_goes_before_the_last_closing_body_tag_in_any_case(html):
+    user = member("alice")
+    theirs = optional_email_build(
+        user=user,
+        category=NotificationCategory.DIGEST,
+        subject="[bzpeer] 1 new work",
+        text_body=TEXT,
+        html_body=html,
+    )
+    # Its own unsubscribe URL (the token is signed with the second it was made in).
+    url = theirs.extra_headers["List-Unsubscribe"].strip("<>")
+    _text, ours = DigestFooters().bodies(text_body=TEXT, html_body=html, url=url)
+    assert ours == theirs.alternatives[0][0]

@@ -288,3 +288,38 @@ def test_a_worker_and_a_sync_run_at_once_send_each_due_user_once(
         slow_digest_worker.logs()
     )
     assert DigestDelivery.objects.filter(emailed=True).count() == len(many_followers)
+
+
+@pytest.fixture
+def named_digest_worker(tmp_path: Path, outbox: Path):
+    """A digest worker whose database sessions carry an application name of their own (libpq's
+    PGAPPNAME), kept longer than this test takes (CONN_MAX_AGE)."""
+    name = f"digest-worker-{uuid.uuid4().hex[:10]}"
+    for pool in _digest_workers(tmp_path, outbox, PGAPPNAME=name, DB_CONN_MAX_AGE=600):
+        pool.application_name = name
+        yield pool
+
+
+@pytest.mark.worker
+def test_a_worker_keeps_its_database_sessions_from_one_chunk_to_the_next(
+    many_followers, named_digest_worker, outbox, settings
+):
+    # Nine chunks of three for the worker's two processes (bzpeer.task_connections: the chunks
+    # keep their connection; Celery's fixup alone would close it after each task).
+    settings.DIGEST_CHUNK_SIZE = 3
+    call_command("send_digests", "--period", "weekly", "--at", MONDAY_8.isoformat())
+    _until_finished(named_digest_worker)
+    assert Counter(recipients(outbox)) == Counter(user.email for user in many_followers)
+    claims = DigestDelivery.objects.values_list("claimed_at", flat=True).distinct()
+    assert len(claims) == 9
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT backend_start FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [named_digest_worker.application_name],
+        )
+        sessions = [started for (started,) in cursor.fetchall()]
+    # A session per pool process is still open once the tasks are done, and one of them was
+    # opened before the first chunk was claimed: it outlived the task of that chunk.
+    assert 1 <= len(sessions) <= 2, named_digest_worker.logs()
+    assert min(sessions) < min(claims)

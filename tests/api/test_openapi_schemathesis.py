@@ -184,6 +184,7 @@ def visitor(request, records) -> Visitor:
     return signed_in(records["member"])
 
 
+@pytest.mark.sweep
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
@@ -210,6 +211,7 @@ def _values_in(body: Any) -> Iterator[tuple[str, Any]]:
             yield from _values_in(item)
 
 
+@pytest.mark.sweep
 def test_every_operation_answers_real_records_as_its_schema_says(
     visitor: Visitor, records: dict[str, Any]
 ) -> None:

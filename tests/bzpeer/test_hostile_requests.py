@@ -88,6 +88,7 @@ def test_it_walks_every_url_pattern_of_the_site(site: Site) -> None:
         assert expected in paths
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("part", range(SWEEP_PARTS))
 def test_it_answers_no_hostile_query_or_form_value_with_a_server_error(
     site: Site, visitor: Visitor, part: int
@@ -99,6 +100,7 @@ def test_it_answers_no_hostile_query_or_form_value_with_a_server_error(
     visitor.assert_no_server_error()
 
 
+@pytest.mark.sweep
 def test_it_answers_no_hostile_path_value_with_a_server_error(
     site: Site, anonymous_or_member: Visitor
 ) -> None:
@@ -111,6 +113,7 @@ def test_it_answers_no_hostile_path_value_with_a_server_error(
     anonymous_or_member.assert_no_server_error()
 
 
+@pytest.mark.sweep
 def test_it_answers_no_hostile_header_with_a_server_error(
     site: Site, anonymous_or_member: Visitor
 ) -> None:
@@ -120,6 +123,7 @@ def test_it_answers_no_hostile_header_with_a_server_error(
     anonymous_or_member.assert_no_server_error()
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("part", range(SWEEP_PARTS))
 def test_it_answers_no_hostile_request_body_with_a_server_error(
     site: Site, visitor: Visitor, part: int

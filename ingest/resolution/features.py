@@ -191,7 +191,10 @@ class _Summary:
     works: int = 0
     coauthor_ids: set[int] = field(default_factory=set)
     coauthor_keys: set[tuple[str, str]] = field(default_factory=set)
-    coauthor_full_keys: set[tuple[str, str]] = field(default_factory=set)
+    coauthor_names: set[str] = field(default_factory=set)
+    # Filled on first use (full_keys): most pairs share no coauthor key, and a full key shared
+    # is a key shared, so most summaries never need them.
+    coauthor_full_keys: set[tuple[str, str]] | None = None
     institutions: set[int] = field(default_factory=set)
     affiliations: set[str] = field(default_factory=set)
     topics: set[str] = field(default_factory=set)
@@ -275,12 +278,18 @@ def _summary(candidate: CandidateProfile, excluded: frozenset[int]) -> _Summary:
         summary.spellings.add(work.raw_name)
     # map() calls the cached functions without a Python frame per name.
     summary.coauthor_keys = set().union(*map(name_keys, coauthor_names))
-    summary.coauthor_full_keys = set().union(*map(full_name_keys, coauthor_names))
+    summary.coauthor_names = coauthor_names
     summary.affiliations = {_affiliation_key(a) for a in affiliations}
     summary.affiliations.discard("")
     summary.name = spelled_name(candidate.display_name, summary.spellings)
     cache[excluded] = summary
     return summary
+
+
+def _full_keys(summary: _Summary) -> set[tuple[str, str]]:
+    if summary.coauthor_full_keys is None:
+        summary.coauthor_full_keys = set().union(*map(full_name_keys, summary.coauthor_names))
+    return summary.coauthor_full_keys
 
 
 def pair_features(
@@ -304,8 +313,10 @@ def pair_features(
     works = summary.works
     others = mention.coauthor_keys()
     name_overlap = sum(1 for keys in others if keys & coauthor_keys)
-    full_keys = summary.coauthor_full_keys
-    full_overlap = sum(1 for name in mention.coauthor_names if full_name_keys(name) & full_keys)
+    full_overlap = 0
+    if name_overlap:  # (family name, given name) met implies (family name, initial) met
+        full_keys = _full_keys(summary)
+        full_overlap = sum(1 for name in mention.coauthor_names if full_name_keys(name) & full_keys)
     mention_affiliations = {_affiliation_key(a) for a in mention.affiliation_names} - {""}
     affiliation_similarity = (
         max(

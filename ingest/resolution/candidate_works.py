@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .features import CandidateWork, Cursor, MentionContext, WorksDigest
@@ -87,15 +88,16 @@ co AS MATERIALIZED (
     ) b
     WHERE cw.authors_count <= %(max_authors)s
 )
-SELECT d.researcher_id, d.works, d.first_year, d.last_year, d.spellings, v.venues, v.counts,
-       i.ids, f.names, c.ids, c.names, t.keys
-FROM (
+SELECT r.researcher_id, d.works, d.first_year, d.last_year, d.spellings, v.venues, v.counts,
+       i.ids, f.names, c.ids, c.names, t.keys, af.institutions, af.domains
+FROM unnest(%(all_ids)s::bigint[]) AS r(researcher_id)
+LEFT JOIN (
     SELECT researcher_id, count(DISTINCT work_id) AS works,
            min(year) FILTER (WHERE year <> 0) AS first_year,
            max(year) FILTER (WHERE year <> 0) AS last_year,
            array_agg(DISTINCT raw_name) AS spellings
     FROM cw GROUP BY researcher_id
-) d
+) d USING (researcher_id)
 LEFT JOIN (
     SELECT researcher_id, array_agg(source_id) AS venues, array_agg(works) AS counts
     FROM (SELECT researcher_id, source_id, count(DISTINCT work_id) AS works
@@ -125,6 +127,15 @@ LEFT JOIN (
     JOIN publications_topic t ON t.id = wt.topic_id
     GROUP BY cw.researcher_id
 ) t USING (researcher_id)
+LEFT JOIN (
+    SELECT f.researcher_id, array_agg(DISTINCT f.institution_id) AS institutions,
+           array_agg(DISTINCT e) FILTER (WHERE e IS NOT NULL) AS domains
+    FROM researchers_affiliation f
+    JOIN researchers_institution inst ON inst.id = f.institution_id
+    LEFT JOIN LATERAL unnest(inst.email_domains) AS e ON true
+    WHERE f.researcher_id = ANY(%(all_ids)s)
+    GROUP BY f.researcher_id
+) af USING (researcher_id)
 """
 
 
@@ -185,16 +196,32 @@ def work_rows(
     return works
 
 
+@dataclass
+class Digested:
+    """What the digest statement returns: the identified candidates' digests, and every
+    candidate's affiliations (researchers_affiliation) with their institutions' email domains
+    (folded into the same statement: the resolver's statements stay five a batch)."""
+
+    digests: dict[int, WorksDigest] = field(default_factory=dict)
+    institutions: dict[int, set[int]] = field(default_factory=dict)
+    domains: dict[int, set[str]] = field(default_factory=dict)
+
+
 def digests(
-    cursor: Cursor, ids: list[int], unplaced: list[int], mentions: Sequence[MentionContext]
-) -> dict[int, WorksDigest]:
-    """The works of the identified candidates `ids` that are not left-outable, one digest per
-    candidate (candidates without such works have none)."""
+    cursor: Cursor,
+    ids: list[int],
+    unplaced: list[int],
+    mentions: Sequence[MentionContext],
+) -> Digested:
+    """The works of the identified candidates that are not left-outable, one digest per
+    candidate (candidates without such works, and unplaced ones, have none); the affiliations
+    of all of them (ids: every candidate, unplaced among them)."""
+    placed = sorted(set(ids) - set(unplaced))
     cursor.execute(
         _DIGEST_SQL.format(l0_works=_L0_WORKS, left_outable=_LEFT_OUTABLE),
-        _parameters(ids, unplaced, mentions),
+        {**_parameters(placed, unplaced, mentions), "all_ids": ids},
     )
-    found: dict[int, WorksDigest] = {}
+    found = Digested()
     for (
         rid,
         works,
@@ -208,8 +235,15 @@ def digests(
         co_ids,
         co_names,
         topics,
+        affiliated,
+        domains,
     ) in cursor.fetchall():
-        found[rid] = WorksDigest(
+        if affiliated:
+            found.institutions[rid] = set(affiliated)
+            found.domains[rid] = {d.lower() for d in domains or ()}
+        if works is None:  # no digest: unplaced, or every work left-outable
+            continue
+        found.digests[rid] = WorksDigest(
             works=works,
             coauthor_ids=frozenset(co_ids or ()),
             coauthor_names=frozenset(co_names or ()),

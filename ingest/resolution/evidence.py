@@ -350,6 +350,8 @@ def candidates_for(
             picked[key] = (name_records[mention], chosen[mention])
     ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
     summed: dict[int, WorksDigest] = {}
+    institutions: dict[int, set[int]]
+    domains: dict[int, set[str]]
     if digested:
         unplaced = sorted(
             {
@@ -360,14 +362,15 @@ def candidates_for(
             }
         )
         works = work_rows(cursor, ids, unplaced=unplaced, mentions=mentions)
-        placed = sorted(set(ids) - set(unplaced))
-        summed = digests(cursor, placed, unplaced, mentions)
+        digested_works = digests(cursor, ids, unplaced, mentions)
+        summed = digested_works.digests
+        institutions, domains = digested_works.institutions, digested_works.domains
     else:
         works = work_rows(cursor, ids)
+        institutions, domains = _affiliations(cursor, ids)
     _add_batch_bylines(
         mentions, works, {c.researcher_id: c.display_name for cs in chosen.values() for c in cs}
     )
-    institutions, domains = _affiliations(cursor, ids)
     # One profile per researcher, shared by the mentions that have it as a candidate: its
     # works are summed up once (features._summary caches on the profile).
     profiles = {

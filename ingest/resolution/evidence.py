@@ -12,7 +12,10 @@ bzpeer holds about each of them, one query per kind of evidence (never one per m
 3. the candidates' affiliations (researchers_affiliation) and their institutions' email domains.
 
 The evidence is kept work by work, so a caller can leave the mention's own work out (training
-on identified mentions; the re-run over L0 records).
+on identified mentions; the re-run over L0 records). Digested (the resolver's batches), 2 and 3
+are two other statements (candidate_works.py): row by row only the works some pair of the
+batch may leave out and the L0 candidates' works, the identified candidates' other works
+summed up per candidate with the affiliations; the features are the same.
 """
 
 from __future__ import annotations

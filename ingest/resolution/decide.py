@@ -72,7 +72,8 @@ class Scored:
         return GivenNames(int(self.features["given_names"]))
 
     def reasons(self, mention: MentionContext) -> dict[str, Any]:
-        shared: set[int] = set()
+        digest = self.candidate.digest
+        shared = set(digest.coauthor_ids & mention.coauthor_ids) if digest else set()
         copies = left_out(mention, self.candidate)
         for work_id, work in self.candidate.works.items():
             if work_id not in copies:

@@ -12,7 +12,10 @@ bzpeer holds about each of them, one query per kind of evidence (never one per m
 3. the candidates' affiliations (researchers_affiliation) and their institutions' email domains.
 
 The evidence is kept work by work, so a caller can leave the mention's own work out (training
-on identified mentions; the re-run over L0 records).
+on identified mentions; the re-run over L0 records). Digested (the resolver's batches), 2 and 3
+are two other statements (candidate_works.py): row by row only the works some pair of the
+batch may leave out and the L0 candidates' works, the identified candidates' other works
+summed up per candidate with the affiliations; the features are the same.
 """
 
 from __future__ import annotations
@@ -31,13 +34,19 @@ from researchers.names import (
     person_name,
 )
 
-from .features import CandidateProfile, CandidateWork, Cursor, MentionContext, name_keys
+from .candidate_works import digests, work_rows
+from .features import (
+    CandidateProfile,
+    CandidateWork,
+    Cursor,
+    MentionContext,
+    WorksDigest,
+    name_keys,
+)
 
 # How many records make a name common when not all of them were read (decide.py links a rare
 # name only when its key meets one record).
 RARE_NAME_FLOOR = 2
-# Bylines longer than this are no evidence of who works with whom (as graph's coauthor edges).
-MAX_AUTHORS_FOR_EVIDENCE = 100
 MAX_CANDIDATES_PER_MENTION = 12
 # Records read per match token (a key such as 'smith|j'): the candidate read stays bounded
 # whatever the corpus (on the 1M-work benchmark corpus a name's key is carried by thousands
@@ -146,55 +155,6 @@ def _candidates_by_name(cursor: Cursor, tokens: set[str]) -> _Found:
             )
     truncated = {t for t, count in per_token.items() if count > _bound(t)}
     return _Found(list(named.values()), truncated)
-
-
-def _works(cursor: Cursor, ids: list[int]) -> dict[int, dict[int, CandidateWork]]:
-    cursor.execute(
-        """
-        SELECT a.researcher_id, a.work_id, w.publication_year, w.source_id, a.institution_ids,
-               a.affiliation_names, o.ids, o.names, a.raw_name, w.title_key,
-               ARRAY(SELECT t.external_id FROM publications_worktopic wt
-                     JOIN publications_topic t ON t.id = wt.topic_id
-                     WHERE wt.work_id = a.work_id)
-        FROM publications_authorship a
-        JOIN publications_work w ON w.id = a.work_id
-        LEFT JOIN LATERAL (
-            SELECT array_agg(b.researcher_id) FILTER (WHERE b.researcher_id IS NOT NULL) AS ids,
-                   array_agg(b.raw_name) AS names
-            FROM publications_authorship b
-            WHERE b.work_id = a.work_id AND b.position <> a.position
-              AND w.authors_count <= %(max_authors)s
-        ) o ON true
-        WHERE a.researcher_id = ANY(%(ids)s)
-        """,
-        {"ids": ids, "max_authors": MAX_AUTHORS_FOR_EVIDENCE},
-    )
-    works: dict[int, dict[int, CandidateWork]] = defaultdict(dict)
-    for (
-        rid,
-        work_id,
-        year,
-        venue,
-        institutions,
-        affiliations,
-        co_ids,
-        co_names,
-        raw_name,
-        title_key,
-        topics,
-    ) in cursor.fetchall():
-        works[rid][work_id] = CandidateWork(
-            year=year,
-            venue_id=venue,
-            institution_ids=frozenset(institutions or ()),
-            affiliation_names=tuple(affiliations or ()),
-            coauthor_ids=frozenset(co_ids or ()),
-            coauthor_names=tuple(co_names or ()),
-            topic_keys=frozenset(topics or ()),
-            raw_name=raw_name or "",
-            title_key=title_key,
-        )
-    return works
 
 
 def _affiliations(
@@ -349,10 +309,14 @@ def candidates_for(
     mentions: Sequence[MentionContext],
     *,
     exclude: dict[MentionContext, frozenset[int]] | None = None,
+    digested: bool = False,
 ) -> Candidates:
     """Every mention's candidates with their evidence (see the module docstring), and the
     records carrying its name key (makes_name_common). Three statements whatever the batch
-    size. exclude: researchers a mention can never be (its own record, in the re-run)."""
+    size (four digested). exclude: researchers a mention can never be (its own record, in the
+    re-run). digested: the identified candidates' works that no pair of these mentions leaves
+    out come as one WorksDigest each (candidate_works.py; the same features, fewer rows),
+    else every work as a CandidateWork (training thins candidates down to single works)."""
     found: dict[MentionContext, list[CandidateProfile]] = {m: [] for m in mentions}
     name_records: dict[MentionContext, int] = {}
     if not mentions:
@@ -388,11 +352,28 @@ def candidates_for(
         if not excluded:
             picked[key] = (name_records[mention], chosen[mention])
     ids = sorted({c.researcher_id for cs in chosen.values() for c in cs})
-    works = _works(cursor, ids)
+    summed: dict[int, WorksDigest] = {}
+    institutions: dict[int, set[int]]
+    domains: dict[int, set[str]]
+    if digested:
+        unplaced = sorted(
+            {
+                c.researcher_id
+                for cs in chosen.values()
+                for c in cs
+                if not (c.orcid or c.openalex_id or c.dblp_key)  # decide.identified
+            }
+        )
+        works = work_rows(cursor, ids, unplaced=unplaced, mentions=mentions)
+        digested_works = digests(cursor, ids, unplaced, mentions)
+        summed = digested_works.digests
+        institutions, domains = digested_works.institutions, digested_works.domains
+    else:
+        works = work_rows(cursor, ids)
+        institutions, domains = _affiliations(cursor, ids)
     _add_batch_bylines(
         mentions, works, {c.researcher_id: c.display_name for cs in chosen.values() for c in cs}
     )
-    institutions, domains = _affiliations(cursor, ids)
     # One profile per researcher, shared by the mentions that have it as a candidate: its
     # works are summed up once (features._summary caches on the profile).
     profiles = {
@@ -405,6 +386,7 @@ def candidates_for(
             affiliation_institution_ids=frozenset(institutions.get(c.researcher_id, ())),
             email_domains=frozenset(domains.get(c.researcher_id, ())),
             works=works.get(c.researcher_id, {}),
+            digest=summed.get(c.researcher_id),
         )
         for cs in chosen.values()
         for c in cs

@@ -98,9 +98,29 @@ class CandidateWork:
     title_key: str | None = None  # ingest.writer.identity.title_key of the work
 
 
+@dataclass(frozen=True)
+class WorksDigest:
+    """A candidate's works taken together by the database (candidate_works.digests): the
+    works no mention of the batch can leave out (features.left_out), which need no row each.
+    What _summary reads of them, each value once: the works counted, the coauthors' ids and
+    names, institutions, raw affiliations, topics, the first and last year, the works per
+    venue and the spellings of the candidate's own name."""
+
+    works: int = 0
+    coauthor_ids: frozenset[int] = frozenset()
+    coauthor_names: frozenset[str] = frozenset()
+    institution_ids: frozenset[int] = frozenset()
+    affiliation_names: frozenset[str] = frozenset()
+    topic_keys: frozenset[str] = frozenset()
+    years: tuple[int, ...] = ()  # the first and the last (year_gap reads no other)
+    venues: tuple[tuple[int | None, int], ...] = ()  # (venue, works)
+    spellings: frozenset[str] = frozenset()
+
+
 @dataclass
 class CandidateProfile:
-    """What bzpeer holds about an existing researcher, work by work."""
+    """What bzpeer holds about an existing researcher: work by work (works), and for the
+    resolver's batches the works no mention can leave out taken together (digest)."""
 
     researcher_id: int
     display_name: str
@@ -110,6 +130,8 @@ class CandidateProfile:
     affiliation_institution_ids: frozenset[int] = frozenset()  # researchers_affiliation
     email_domains: frozenset[str] = frozenset()  # of the candidate's institutions
     works: dict[int, CandidateWork] = field(default_factory=dict)
+    # Its other works, summed up by the database (None: every work is in works).
+    digest: WorksDigest | None = None
     # Its works summed up, per set of works left out, filled by pair_features.
     summaries: dict[frozenset[int], Any] = field(default_factory=dict, compare=False, repr=False)
     # Its works by title key, filled by left_out (not an __init__ field: dataclasses.replace
@@ -169,7 +191,10 @@ class _Summary:
     works: int = 0
     coauthor_ids: set[int] = field(default_factory=set)
     coauthor_keys: set[tuple[str, str]] = field(default_factory=set)
-    coauthor_full_keys: set[tuple[str, str]] = field(default_factory=set)
+    coauthor_names: set[str] = field(default_factory=set)
+    # Filled on first use (full_keys): most pairs share no coauthor key, and a full key shared
+    # is a key shared, so most summaries never need them.
+    coauthor_full_keys: set[tuple[str, str]] | None = None
     institutions: set[int] = field(default_factory=set)
     affiliations: set[str] = field(default_factory=set)
     topics: set[str] = field(default_factory=set)
@@ -227,6 +252,17 @@ def _summary(candidate: CandidateProfile, excluded: frozenset[int]) -> _Summary:
     # the costly step (most of this function's time before, per name written).
     coauthor_names: set[str] = set()
     affiliations: set[str] = set()
+    digest = candidate.digest
+    if digest is not None:  # never left out: the works of digest are none of excluded
+        summary.works = digest.works
+        summary.coauthor_ids |= digest.coauthor_ids
+        coauthor_names |= digest.coauthor_names
+        summary.institutions |= digest.institution_ids
+        affiliations |= digest.affiliation_names
+        summary.topics |= digest.topic_keys
+        summary.years.extend(digest.years)
+        summary.venues.update(digest.venues)
+        summary.spellings |= digest.spellings
     for work_id, work in candidate.works.items():
         if work_id in excluded:
             continue
@@ -242,12 +278,18 @@ def _summary(candidate: CandidateProfile, excluded: frozenset[int]) -> _Summary:
         summary.spellings.add(work.raw_name)
     # map() calls the cached functions without a Python frame per name.
     summary.coauthor_keys = set().union(*map(name_keys, coauthor_names))
-    summary.coauthor_full_keys = set().union(*map(full_name_keys, coauthor_names))
+    summary.coauthor_names = coauthor_names
     summary.affiliations = {_affiliation_key(a) for a in affiliations}
     summary.affiliations.discard("")
     summary.name = spelled_name(candidate.display_name, summary.spellings)
     cache[excluded] = summary
     return summary
+
+
+def _full_keys(summary: _Summary) -> set[tuple[str, str]]:
+    if summary.coauthor_full_keys is None:
+        summary.coauthor_full_keys = set().union(*map(full_name_keys, summary.coauthor_names))
+    return summary.coauthor_full_keys
 
 
 def pair_features(
@@ -271,8 +313,10 @@ def pair_features(
     works = summary.works
     others = mention.coauthor_keys()
     name_overlap = sum(1 for keys in others if keys & coauthor_keys)
-    full_keys = summary.coauthor_full_keys
-    full_overlap = sum(1 for name in mention.coauthor_names if full_name_keys(name) & full_keys)
+    full_overlap = 0
+    if name_overlap:  # (family name, given name) met implies (family name, initial) met
+        full_keys = _full_keys(summary)
+        full_overlap = sum(1 for name in mention.coauthor_names if full_name_keys(name) & full_keys)
     mention_affiliations = {_affiliation_key(a) for a in mention.affiliation_names} - {""}
     affiliation_similarity = (
         max(
@@ -369,6 +413,7 @@ __all__ = [
     "CandidateWork",
     "GivenNames",
     "MentionContext",
+    "WorksDigest",
     "independent_signals",
     "pair_features",
     "signal_count",

@@ -23,8 +23,10 @@ def _candidates(
     contexts: Sequence[MentionContext],
     model: PairModel | None,
     exclude: dict[MentionContext, frozenset[int]] | None,
+    *,
+    digested: bool = False,
 ) -> Candidates:
-    candidates = candidates_for(cursor, contexts, exclude=exclude)
+    candidates = candidates_for(cursor, contexts, exclude=exclude, digested=digested)
     if model is not None:
         candidates.profiles = absorb_l0_records(
             model, contexts, candidates.profiles, candidates.name_records
@@ -58,7 +60,9 @@ def resolve_contexts(
     linked: the byline is resolved as a whole, and a name placed is a resolved coauthor of the
     others (the candidates are the first pass's; only the features change)."""
     model = model or load()
-    candidates = _candidates(cursor, contexts, model, exclude)
+    # Digested: deciding reads each candidate's works taken together, never one by one (only
+    # training, through scored_contexts, thins a candidate down to single works).
+    candidates = _candidates(cursor, contexts, model, exclude, digested=True)
     scored = score_candidates(
         model, contexts, candidates.profiles, name_records=candidates.name_records
     )

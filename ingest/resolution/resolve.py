@@ -6,8 +6,10 @@ bylines where a name was placed."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from researchers.resolution import Decision, Outcome
 
@@ -49,6 +51,22 @@ def scored_contexts(
     )
 
 
+@contextmanager
+def cyclic_collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for one batch. A batch makes hundreds of
+    thousands of short-lived objects (name keys, feature rows, summaries) that reference
+    counting frees alone, and every collection they set off walked the name caches' millions of
+    entries too: about 40% of the resolver's CPU at 20,000 works (4.4 s against 2.6 s with the
+    collector off, the same outcomes). Whatever cycles a batch leaves are collected after it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def resolve_contexts(
     cursor: Cursor,
     contexts: Sequence[MentionContext],
@@ -59,7 +77,17 @@ def resolve_contexts(
     """Decide every mention, then once more those on a byline where another mention was just
     linked: the byline is resolved as a whole, and a name placed is a resolved coauthor of the
     others (the candidates are the first pass's; only the features change)."""
-    model = model or load()
+    with cyclic_collector_paused():
+        return _resolve_contexts(cursor, contexts, model=model or load(), exclude=exclude)
+
+
+def _resolve_contexts(
+    cursor: Cursor,
+    contexts: Sequence[MentionContext],
+    *,
+    model: PairModel,
+    exclude: dict[MentionContext, frozenset[int]] | None,
+) -> dict[MentionContext, Decision]:
     # Digested: deciding reads each candidate's works taken together, never one by one (only
     # training, through scored_contexts, thins a candidate down to single works).
     candidates = _candidates(cursor, contexts, model, exclude, digested=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from bzpeer.db import read_connection
 
+from . import works as work_selectors
 from .results import (
     COUNT_CAP,
     FACET_LIMIT,
@@ -29,7 +30,6 @@ from .results import (
 )
 from .work_hits import HIT_COLUMNS_SQL, HIT_JOINS_SQL
 from .works import (
-    WORK_CANDIDATE_LIMIT,
     WorkFilters,
     WorkHit,
     hits_from_rows,
@@ -108,15 +108,17 @@ def works_tab(*, query: str, page: int = 1) -> WorksTab:
     work_candidates(query)), work_topic_facets and work_type_facets give (tests/search).
     """
     query = query[:MAX_QUERY_LENGTH]
+    # Read where work_search reads it, at the call: the one place the limit is set.
+    candidate_limit = work_selectors.WORK_CANDIDATE_LIMIT
     candidates_sql, candidates_params = work_candidates_sql(
         query,
         WorkFilters(),
         columns=("id", "type", "search_vector", "cited_by_count"),
-        limit=max(COUNT_CAP + 1, WORK_CANDIDATE_LIMIT),
+        limit=max(COUNT_CAP + 1, candidate_limit),
     )
     params: list[Any] = [
         *candidates_params,
-        WORK_CANDIDATE_LIMIT,
+        candidate_limit,
         *ranking_and_headline_params(query)[:2],
         SEARCH_PAGE_SIZE,
         page_offset(page),
@@ -147,7 +149,7 @@ def works_tab(*, query: str, page: int = 1) -> WorksTab:
             number=page,
             page_size=SEARCH_PAGE_SIZE,
             total=total if hits else 0,
-            total_capped=bool(hits) and total >= WORK_CANDIDATE_LIMIT,
+            total_capped=bool(hits) and total >= candidate_limit,
         ),
         topic_facets=[
             Facet(value=str(topic_id), label=name, count=matches)

@@ -182,13 +182,13 @@ def _name_candidates_statement(normalized_query: str, columns: str) -> tuple[str
        indexes. Only when the query's last word has three letters or more (one ending in an
        initial is a name being typed). The researchers the vocabulary has not read yet (imported
        since its last refresh) are matched as tier 3 matches them, and for a one-word query the
-       names holding it as a piece of a word (LIKE) are added as tier 3 would;
-    3. trigram word similarity (`%>`, at least 0.6) for names typed part way and heavier typos,
-       and LIKE for a piece of a word ("izhe"), their values through subqueries so that the
-       planner does not estimate them over the column's statistics (pg_trgm's matchingsel, half
-       a millisecond of planning each in every search). The trigram scan reads the long posting lists of
-       common trigrams over every name, so it runs only when needed: the `NOT EXISTS` are
-       one-time filters that skip it otherwise. They stand outside the scan (`OFFSET 0` keeps
+       names holding it as a piece of a word (LIKE, over every name) are added;
+    3. trigram word similarity (`%>`, at least 0.6) for names typed part way and heavier typos
+       (a piece of a word, "izhe", is tier 2's LIKE: found there or nowhere), its values through
+       subqueries so that the planner does not estimate them over the column's statistics
+       (pg_trgm's matchingsel, half a millisecond of planning each in every search). The
+       trigram scan reads the long posting lists of common trigrams over every name, so it runs
+       only when needed: the `NOT EXISTS` are one-time filters that skip it otherwise. They stand outside the scan (`OFFSET 0` keeps
        them from being pushed down): inside, a scan the planner runs in parallel started its
        workers before the filter stopped them, even when the words had found someone (issue
        30: "da da", which the words find 2,532 times at 200,000 works, spent most of its time
@@ -296,17 +296,18 @@ def _trigram_condition(normalized_query: str) -> tuple[str, list[Any]]:
     (the statement uses it twice: for the researchers newer than the vocabulary, and for the
     trigram tier; each time with these parameters).
 
+    Only `%>`: the LIKE of a one-word query's fragment is the vocabulary tier's `by_fragment`,
+    over every researcher, so a name it matches is found there, and the trigram tier, which
+    runs only when that tier found nobody, would scan the trigram index for it again to find
+    nobody (issue 30: a third of a one-word query's trigram scans on the works tab).
+
     Each value comes through a subquery, so the planner does not estimate the condition by
     running it over the column's statistics (pg_trgm's matchingsel: about half a millisecond of
-    planning for each `%>` and LIKE of a name search), where the rows it filters are read by
-    another index anyway."""
+    planning for each `%>` of a name search), where the rows it filters are read by another
+    index anyway."""
     value = "(SELECT %s)"
     trigram = f"name_normalized %%> {value} OR {_ALTERNATE_NAMES} %%> {value}"
-    params: list[Any] = [normalized_query, normalized_query]
-    if fragment := fragment_pattern(normalized_query):
-        trigram += f" OR name_normalized LIKE {value} OR {_ALTERNATE_NAMES} LIKE {value}"
-        params += [fragment, fragment]
-    return trigram, params
+    return trigram, [normalized_query, normalized_query]
 
 
 def _name_candidates(normalized_query: str) -> RawSQL:

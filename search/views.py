@@ -17,7 +17,7 @@ from django.views.decorators.http import require_safe
 from researchers.names import normalize_name
 
 from .forms import FILTER_FORMS, TAB_LABELS, SearchForm
-from .selectors.counts import SEARCH_KINDS, search_counts
+from .selectors.counts import SEARCH_KINDS, search_counts_but_works
 from .selectors.meaning import work_search_by_meaning
 from .selectors.researchers import researcher_institution_facets, researcher_search
 from .selectors.results import MAX_QUERY_LENGTH, TabCount
@@ -29,11 +29,13 @@ from .selectors.topics_institutions import (
 )
 from .selectors.works import (
     WorkCandidates,
+    WorkFilters,
     work_candidates,
     work_search,
     work_topic_facets,
     work_type_facets,
 )
+from .selectors.works_tab import WorksTab, works_tab
 
 
 def _valid_data(form: forms.Form) -> forms.Form:
@@ -50,7 +52,16 @@ def _tab_results(
     *,
     by_meaning: bool = False,
     works_found: WorkCandidates | None = None,
+    works_read: WorksTab | None = None,
 ) -> dict[str, Any]:
+    if works_read is not None:
+        # The works tab without filters, read whole with the count (_works_count).
+        return {
+            "results": works_read.page,
+            "meaning_available": True,
+            "topic_facets": works_read.topic_facets,
+            "type_facets": works_read.type_facets,
+        }
     filters = filter_form.to_filters()
     if tab == "researchers":
         return {
@@ -91,6 +102,29 @@ def _page_url(request: HttpRequest, page: int) -> str:
     return f"?{params.urlencode()}"
 
 
+def _works_count(
+    request: HttpRequest, form: forms.Form, query: str, mode: str, counts: dict[str, TabCount]
+) -> tuple[TabCount, WorksTab | None, WorkCandidates | None]:
+    """The works tab's count, with what it was read with: the whole works tab (works_tab, one
+    query) when that tab is the one shown without filters (asked for, or chosen because no
+    researcher matched); else the works' first matches (work_candidates), which the works tab
+    with filters or by meaning still uses for its facets."""
+    if not normalize_name(query):
+        # Nothing can match a query without a letter or digit: nothing is read.
+        return TabCount(0), None, None
+    requested_tab = form.cleaned_data.get("tab") or None
+    works_shown = requested_tab == "works" or (
+        requested_tab is None and not counts["researchers"].count
+    )
+    if mode == "words" and works_shown:
+        filter_form = _valid_data(FILTER_FORMS["works"](request.GET))
+        if filter_form.to_filters() == WorkFilters():
+            read = works_tab(query=query, page=form.cleaned_data.get("page") or 1)
+            return read.count, read, None
+    found = work_candidates(query)
+    return found.count, None, found
+
+
 @require_safe
 def search(request: HttpRequest) -> HttpResponse:
     form = _valid_data(SearchForm(request.GET))
@@ -110,11 +144,11 @@ def search(request: HttpRequest) -> HttpResponse:
     if not query:
         return render(request, "search/search.html", context)
 
-    # The works' first matches are read once: their count is the tab's, and without filters
-    # the works tab ranks them and counts its facets over them. search_counts counts nothing
-    # for a query without a letter or digit, so nothing is read for it then.
-    works_found = work_candidates(query) if normalize_name(query) else None
-    counts = search_counts(query, works=works_found)
+    # The works' first matches are read once: their count is the tab's, and the works tab
+    # ranks them and counts its facets over them (in the same statement without filters).
+    counts = search_counts_but_works(query)
+    works_count, works_read, works_found = _works_count(request, form, query, mode, counts)
+    counts["works"] = works_count
     # By meaning is a mode of the works tab: the words' counts may say nothing of its results.
     tab = form.cleaned_data.get("tab") or (
         "works"
@@ -124,7 +158,13 @@ def search(request: HttpRequest) -> HttpResponse:
     filter_form = _valid_data(FILTER_FORMS[tab](request.GET))
     page = form.cleaned_data.get("page") or 1
     results = _tab_results(
-        tab, query, filter_form, page, by_meaning=mode == "meaning", works_found=works_found
+        tab,
+        query,
+        filter_form,
+        page,
+        by_meaning=mode == "meaning",
+        works_found=works_found,
+        works_read=works_read if tab == "works" else None,
     )
     current_page = results["results"]
     if tab == "works" and mode == "meaning":

@@ -257,6 +257,44 @@ ORDER BY r.rank DESC, r.cited_by_count DESC, r.id
 """
 
 
+def ranking_and_headline_params(query: str) -> list[Any]:
+    """The parameters of a page statement's ranking (the first two: ts_rank's config and query)
+    and its two headlines (the ten after), in the order _WORK_PAGE_SQL takes them."""
+    marks = HIGHLIGHT_START + HIGHLIGHT_STOP
+    return [
+        TEXT_SEARCH_CONFIG,
+        query,
+        TEXT_SEARCH_CONFIG,
+        marks,
+        TEXT_SEARCH_CONFIG,
+        query,
+        _TITLE_HEADLINE_OPTIONS,
+        TEXT_SEARCH_CONFIG,
+        marks,
+        TEXT_SEARCH_CONFIG,
+        query,
+        _ABSTRACT_HEADLINE_OPTIONS,
+    ]
+
+
+def hits_from_rows(database: str, rows: list[Any]) -> list[WorkHit]:
+    """The hits of a page statement's rows, each (id, rank, title headline, abstract headline,
+    *HIT_COLUMNS_SQL's columns), in the rows' order."""
+    hits = []
+    for work_id, rank, title_headline, abstract_headline, *columns in rows:
+        work = hit_work(database, work_id, columns)
+        hits.append(
+            WorkHit(
+                work=work,
+                rank=rank,
+                title_html=highlighted_html(title_headline),
+                snippet_html=highlighted_html(abstract_headline or ""),
+                authorships=work.first_authorships,  # type: ignore[attr-defined]
+            )
+        )
+    return hits
+
+
 def work_search(
     *,
     query: str,
@@ -278,23 +316,13 @@ def work_search(
         candidates_sql, candidates_params = work_candidates_sql(
             query, filters, columns=("id", "search_vector", "cited_by_count")
         )
-    marks = HIGHLIGHT_START + HIGHLIGHT_STOP
+    ranking_params = ranking_and_headline_params(query)
     params = [
         *candidates_params,
-        TEXT_SEARCH_CONFIG,
-        query,
+        *ranking_params[:2],
         SEARCH_PAGE_SIZE,
         page_offset(page),
-        TEXT_SEARCH_CONFIG,
-        marks,
-        TEXT_SEARCH_CONFIG,
-        query,
-        _TITLE_HEADLINE_OPTIONS,
-        TEXT_SEARCH_CONFIG,
-        marks,
-        TEXT_SEARCH_CONFIG,
-        query,
-        _ABSTRACT_HEADLINE_OPTIONS,
+        *ranking_params[2:],
     ]
     connection = read_connection()
     with connection.cursor() as cursor:
@@ -307,18 +335,9 @@ def work_search(
         rows = cursor.fetchall()
     if not rows:
         return SearchPage(items=[], number=page, page_size=SEARCH_PAGE_SIZE, total=0)
-    hits = []
-    for work_id, rank, _total, title_headline, abstract_headline, *columns in rows:
-        work = hit_work(connection.alias, work_id, columns)
-        hits.append(
-            WorkHit(
-                work=work,
-                rank=rank,
-                title_html=highlighted_html(title_headline),
-                snippet_html=highlighted_html(abstract_headline or ""),
-                authorships=work.first_authorships,  # type: ignore[attr-defined]
-            )
-        )
+    hits = hits_from_rows(
+        connection.alias, [(work_id, rank, *columns) for work_id, rank, _total, *columns in rows]
+    )
     total = rows[0][2]
     return SearchPage(
         items=hits,

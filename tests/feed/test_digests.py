@@ -309,3 +309,44 @@ def test_the_preference_row_is_the_notifications_apps(alice):
         user=alice, category=DIGEST, delivery="weekly"
     )
     assert NotificationPreference.objects.get(user=alice).category == "digest"
+
+
+def test_followers_of_one_record_in_one_chunk_each_get_their_own_window(
+    alice, ada, alan, django_assert_num_queries
+):
+    # digest_windows reads each followed record once for the chunk, in the widest of its
+    # followers' windows; each follower still gets only the works of their own window.
+    topic = TopicFactory(name="Graph theory")
+    following(alice, topic)
+    bob = following(member("bob"), ada, topic)
+    carol = following(member("carol"), ada)
+    feed_services.follow_mute_set(user=carol, target=ada, muted=True)
+    old = recent_work(ada, arrived=MONDAY_8 - 10 * DAY, title="Old")
+    new = recent_work(ada, arrived=MONDAY_8 - DAY, title="New")
+    graphs = recent_work(alan, arrived=MONDAY_8 - 9 * DAY, topics=[topic], title="Graphs")
+    windows = [
+        (alice, MONDAY_8 - 14 * DAY, MONDAY_8),
+        (bob, MONDAY_8 - 7 * DAY, MONDAY_8),
+        (carol, MONDAY_8 - 14 * DAY, MONDAY_8),
+    ]
+    requests = [
+        selectors.DigestWindowRequest(
+            delivery_id=number,
+            user_id=user.pk,
+            arrived_after=after,
+            arrived_until=until,
+            published_since=(until - 60 * DAY).date(),
+        )
+        for number, (user, after, until) in enumerate(windows, start=1)
+    ]
+    with django_assert_num_queries(2):
+        chunk = selectors.digest_windows(requests, limit=50)
+    listed = {
+        delivery: [(e.work_id, e.because_researcher_ids, e.because_topic_ids) for e in entries]
+        for delivery, entries in chunk.entries.items()
+    }
+    assert listed == {
+        1: [(new.pk, (ada.pk,), ()), (graphs.pk, (alan.pk,), (topic.pk,)), (old.pk, (ada.pk,), ())],
+        2: [(new.pk, (ada.pk,), ())],
+    }
+    assert chunk.totals == {1: 3, 2: 1}

@@ -36,6 +36,7 @@ from pathlib import Path
 import psycopg
 
 from bench import smoke
+from bench.harness import checkpoint
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
@@ -209,7 +210,7 @@ def _corpus_read(database_url: str, options: argparse.Namespace) -> Corpus:
             " publications_relatedwork, publications_worknovelty"
         )
         # The pages it dirtied are written now, not by the checkpointer during a measurement.
-        connection.execute("CHECKPOINT")
+        checkpoint(connection)
     return Corpus(works, researchers, slugs, largest, work_ids, work_citations)
 
 

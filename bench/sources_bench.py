@@ -35,6 +35,7 @@ from bench.harness import (
     REPO_ROOT,
     Corpus,
     bench_environment,
+    checkpoint,
     corpus_prepare,
     say,
     shown,
@@ -93,7 +94,7 @@ def empty(connection: psycopg.Connection, tables: Sequence[str]) -> None:
             sql.SQL(", ").join(map(sql.Identifier, tables))
         )
     )
-    connection.execute("CHECKPOINT")
+    checkpoint(connection)
 
 
 def works_count(connection: psycopg.Connection) -> int:

@@ -22,6 +22,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from bench import smoke
 from tests.bzpeer.servers import missing
 from tests.support import template_database
 
@@ -96,8 +97,15 @@ def _drop(connection: psycopg.Connection, database: str) -> None:
 def _environment(temporary: Path) -> dict[str, str]:
     """The suite's environment, less what points a process at the test settings or at the run's
     own queues: a benchmark runs with the settings `make bench` gives it. Its temporary files
-    (corpora, logs, reports, ops_bench's clusters) go under `temporary`."""
-    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONUNBUFFERED": "1"}
+    (corpora, logs, reports, ops_bench's clusters) go under `temporary`. The benchmarks that
+    read a tiny corpus share one imported corpus, kept as a template database named after this
+    run's test database (bench/smoke.py, tiny_corpus)."""
+    env = {
+        **os.environ,
+        "TMPDIR": str(temporary),
+        "PYTHONUNBUFFERED": "1",
+        smoke.CORPUS_TEMPLATES: os.environ.get("TEST_DATABASE_NAME", "test_bzpeer"),
+    }
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_DEFAULT_QUEUE", "CACHE_KEY_PREFIX"):
         env.pop(name, None)
     return env
@@ -116,8 +124,8 @@ def temporary() -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def migrated_template() -> str:
     """The suite's migrated template (tests/support/template_database.py), copied for each
-    benchmark (CREATE DATABASE ... TEMPLATE): every benchmark still runs `migrate`, which then
-    has nothing to do."""
+    benchmark (CREATE DATABASE ... TEMPLATE): a benchmark's check for migrations to apply
+    (bench/harness.py, migrate) then finds none, and Django is not started for it."""
     from django.conf import settings
 
     return template_database.migrated_template(settings.TEST_DATABASE_NAME)

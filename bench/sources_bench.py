@@ -268,13 +268,13 @@ def _arguments(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list[str
     )
     smoke.add_argument(parser)
     options = parser.parse_args(argv)
-    if options.smoke:
+    if options.smoke:  # 100 a source, still two pages or files each: eight imports to run
         smoke.apply(
             parser,
             options,
-            records=smoke.WORKS,
-            page=100,
-            bib_per_file=100,
+            records=100,
+            page=50,
+            bib_per_file=50,
             database=smoke.default_database("sources"),
         )
         smoke.begin(options.database, redis_db=options.redis_db)

@@ -43,7 +43,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,7 +52,7 @@ from pathlib import Path
 import psycopg
 
 from bench import smoke
-from bench.harness import checkpoint, migrate
+from bench.harness import checkpoint, migrate, static_collect
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
@@ -446,8 +445,7 @@ def main(argv: list[str] | None = None) -> int:
             smoke.key_prefix(options.database) if options.smoke else "bzpeer-bench-collab"
         ),
     })  # fmt: skip
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-                   cwd=REPO_ROOT, env=os.environ.copy(), check=True)  # fmt: skip
+    static_collect(os.environ.copy())
     load_before = os.getloadavg()
     measured = _measure(options, corpus)
     report = {

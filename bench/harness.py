@@ -192,6 +192,34 @@ def migrate(env: dict[str, str], *, log: Path | None = None, announce: str = "")
     return True
 
 
+# Set by the suite (tests/bench/test_benchmarks_smoke.py) to a folder of its session: the static
+# files are collected once there and copied by every benchmark that serves pages (collectstatic
+# compresses and hashes every file after a Django start-up: 5-15 s on a loaded machine).
+STATIC_CACHE = "BZPEER_SMOKE_STATIC_CACHE"
+
+
+def static_collect(env: dict[str, str]) -> None:
+    """The static files in env's STATIC_ROOT, as `collectstatic` with env's settings leaves
+    them; under the suite, a copy of the session's collection (one at a time, under a lock)."""
+    import fcntl
+
+    command = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
+    shared = env.get(STATIC_CACHE)
+    if not shared:
+        subprocess.run(command, cwd=REPO_ROOT, env=env, check=True)
+        return
+    folder = Path(shared)
+    collected = folder / env["DJANGO_SETTINGS_MODULE"]
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (collected / "complete").exists():
+            shutil.rmtree(collected, ignore_errors=True)
+            static_env = {**env, "STATIC_ROOT": str(collected / "static")}
+            subprocess.run(command, cwd=REPO_ROOT, env=static_env, check=True)
+            (collected / "complete").touch()
+    shutil.copytree(collected / "static", env["STATIC_ROOT"], dirs_exist_ok=True)
+
+
 def manage(args: Sequence[str], *, env: dict[str, str], log: Path | None = None) -> None:
     output = log.open("wb") if log else subprocess.DEVNULL
     try:

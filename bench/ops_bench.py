@@ -30,7 +30,7 @@ import httpx
 import psycopg
 
 from bench import smoke
-from bench.harness import migrate
+from bench.harness import migrate, static_collect
 from bench.pages_bench import DATA_DIR, REPO_ROOT, _gunicorn, _parse_wrk, _wait_until_up, say
 from tests.bzpeer.servers import (
     POSTGRES_BIN,
@@ -273,7 +273,7 @@ def _corpus_load(
     if options.database:
         _schema_copy(options.database, primary.url(DATABASE))
     migrate(env)  # nothing to do after the schema copy
-    _manage(env, "collectstatic", "--noinput", "-v0")
+    static_collect(env)
     write_works_snapshot(work_dir / "snapshot", works=options.works)
     say("importing while sampling the replica's replay lag ...")
     with ReplicaLagSampler(primary) as lag:

@@ -36,7 +36,7 @@ from pathlib import Path
 import psycopg
 
 from bench import smoke
-from bench.harness import checkpoint
+from bench.harness import checkpoint, static_collect
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
@@ -226,12 +226,7 @@ def _server_environment(database_url: str, static_root: Path) -> dict[str, str]:
         "STATIC_ROOT": str(static_root),
         "LOG_LEVEL": "WARNING",
     }
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=REPO_ROOT,
-        env=env,
-        check=True,
-    )
+    static_collect(env)
     return env
 
 

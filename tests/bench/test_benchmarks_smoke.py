@@ -22,7 +22,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from bench import smoke
+from bench import harness, smoke
 from tests.bzpeer.servers import missing
 from tests.support import template_database
 
@@ -94,17 +94,19 @@ def _drop(connection: psycopg.Connection, database: str) -> None:
     )
 
 
-def _environment(temporary: Path) -> dict[str, str]:
+def _environment(temporary: Path, static: Path) -> dict[str, str]:
     """The suite's environment, less what points a process at the test settings or at the run's
     own queues: a benchmark runs with the settings `make bench` gives it. Its temporary files
     (corpora, logs, reports, ops_bench's clusters) go under `temporary`. The benchmarks that
     read a tiny corpus share one imported corpus, kept as a template database named after this
-    run's test database (bench/smoke.py, tiny_corpus)."""
+    run's test database (bench/smoke.py, tiny_corpus); those that serve pages, the static files
+    collected once in `static` (bench/harness.py, static_collect)."""
     env = {
         **os.environ,
         "TMPDIR": str(temporary),
         "PYTHONUNBUFFERED": "1",
         smoke.CORPUS_TEMPLATES: os.environ.get("TEST_DATABASE_NAME", "test_bzpeer"),
+        harness.STATIC_CACHE: str(static),
     }
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_DEFAULT_QUEUE", "CACHE_KEY_PREFIX"):
         env.pop(name, None)
@@ -117,6 +119,14 @@ def temporary() -> Iterator[Path]:
     run as it, in folders it makes and removes under $TMPDIR; pytest's tmp_path is root's)."""
     folder = Path(tempfile.mkdtemp(prefix="bzpeer-bench-smoke-"))
     folder.chmod(0o1777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def static_cache() -> Iterator[Path]:
+    """A folder of this test process's session for the static files the benchmarks serve."""
+    folder = Path(tempfile.mkdtemp(prefix="bzpeer-bench-smoke-static-"))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
@@ -146,7 +156,11 @@ def _redis_keys_delete(prefix: str) -> None:
 
 @pytest.mark.parametrize("benchmark", sorted(FIGURES))
 def test_the_benchmark_runs_every_phase_at_a_tiny_size(
-    benchmark: str, migrated_template: str, temporary: Path, request: pytest.FixtureRequest
+    benchmark: str,
+    migrated_template: str,
+    temporary: Path,
+    static_cache: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     if benchmark == "resolver_eval":
         request.getfixturevalue("testdata_dir")  # a skip locally without it, a failure on CI
@@ -166,7 +180,7 @@ def test_the_benchmark_runs_every_phase_at_a_tiny_size(
         result = subprocess.run(
             [sys.executable, "-m", f"bench.{benchmark}", "--smoke", "--database", database],
             cwd=REPO_ROOT,
-            env=_environment(temporary),
+            env=_environment(temporary, static_cache),
             capture_output=True,
             text=True,
             timeout=TIMEOUT_SECONDS,

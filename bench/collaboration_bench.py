@@ -43,7 +43,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +52,7 @@ from pathlib import Path
 import psycopg
 
 from bench import smoke
+from bench.harness import checkpoint, migrate, static_collect
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
@@ -93,12 +93,7 @@ def _ensure_database(name: str, template: str | None) -> str:
             say(f"creating database {name}{' from ' + template if template else ''} ...")
             server.execute(f'CREATE DATABASE "{name}"{clause}')
     url = f"{SERVER_URL}/{name}"
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0"],
-        cwd=REPO_ROOT,
-        env={**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"},
-        check=True,
-    )
+    migrate({**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"})
     return url
 
 
@@ -278,7 +273,7 @@ def _generate(url: str, *, users: int, conversations: int, messages: int, big: i
             " collaboration_conversation, collaboration_conversationparticipant,"
             " collaboration_message, collaboration_invitation"
         )
-        db.execute("CHECKPOINT")
+        checkpoint(db)
     return {**_survey(url), "generated_seconds": round(generated_seconds, 1)}
 
 
@@ -450,8 +445,7 @@ def main(argv: list[str] | None = None) -> int:
             smoke.key_prefix(options.database) if options.smoke else "bzpeer-bench-collab"
         ),
     })  # fmt: skip
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-                   cwd=REPO_ROOT, env=os.environ.copy(), check=True)  # fmt: skip
+    static_collect(os.environ.copy())
     load_before = os.getloadavg()
     measured = _measure(options, corpus)
     report = {

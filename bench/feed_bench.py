@@ -31,7 +31,7 @@ import psycopg
 
 from bench import smoke
 from bench.feed_corpus import GENERATE, corpus_generate, corpus_params_stored
-from bench.harness import DATA_DIR, bench_database_url, ensure_database, manage, say
+from bench.harness import DATA_DIR, bench_database_url, ensure_database, migrate, say
 from bench.measure import machine_describe
 
 # The corpus lives in bench/feed_corpus.py; GENERATE is named here as well for
@@ -119,8 +119,7 @@ def _database_prepare(args: argparse.Namespace, url: str, params: dict[str, int]
     ensure_database(url)
     DATA_DIR.mkdir(exist_ok=True)
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    say(f"migrating {args.database} ...")
-    manage(["migrate", "--noinput"], env=env, log=DATA_DIR / "feed-migrate.log")
+    migrate(env, log=DATA_DIR / "feed-migrate.log", announce=f"migrating {args.database} ...")
     generated = None
     if args.regenerate or corpus_params_stored(url) != params:
         say(f"generating the corpus: {params}")

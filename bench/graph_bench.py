@@ -52,6 +52,7 @@ from bench.harness import (
     corpus_prepare,
     ensure_database,
     manage,
+    migrate,
     say,
     shown,
 )
@@ -100,7 +101,7 @@ def load_corpus(url: str, works: int, seed: int) -> dict:
         works=works, authors=max(1, works // 2), seed=seed, files=1, gzipped=False
     )
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    manage(["migrate", "--noinput"], env=env, log=DATA_DIR / "graph-migrate.log")
+    migrate(env, log=DATA_DIR / "graph-migrate.log")
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute(f"TRUNCATE {', '.join(DATA_TABLES)} RESTART IDENTITY CASCADE")
     say(f"importing {works:,} works into {url.rsplit('/', 1)[1]} (import_openalex --sync) ...")
@@ -158,7 +159,7 @@ def _database_prepare(url: str, args: argparse.Namespace) -> dict | None:
     loaded = load_corpus(url, args.load_works, args.seed) if args.load_works else None
     if not loaded:
         env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-        manage(["migrate", "--noinput"], env=env, log=DATA_DIR / "graph-migrate.log")
+        migrate(env, log=DATA_DIR / "graph-migrate.log")
     return loaded
 
 

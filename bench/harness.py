@@ -116,8 +116,7 @@ def bench_environment(database: str, *, redis_db: int) -> tuple[str, dict[str, s
         env.pop(name, None)
     env.setdefault("DJANGO_SETTINGS_MODULE", "bzpeer.settings.local")
     ensure_database(url)
-    say(f"migrating {database} ...")
-    manage(["migrate", "--noinput"], env=env, log=work_dir / "migrate.log")
+    migrate(env, log=work_dir / "migrate.log", announce=f"migrating {database} ...")
     return url, env, work_dir
 
 
@@ -127,15 +126,98 @@ def django_in_process(database: str, *, announce: bool = False) -> None:
     url = bench_database_url(database)
     ensure_database(url)
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local"}
-    if announce:
-        say(f"migrating {database} ...")
-    manage(["migrate", "--noinput"], env=env)
+    migrate(env, announce=f"migrating {database} ..." if announce else "")
     os.environ.update(
         DATABASE_URL=url, DJANGO_SETTINGS_MODULE="bzpeer.settings.local", DEBUG="false"
     )
     import django
 
     django.setup()
+
+
+# Run in a process of its own: importing the settings here would fix them on this process's
+# environment before a benchmark that sets up Django in-process has pointed it at its database.
+_INSTALLED_APPS = (
+    "import importlib, json, os; "
+    "print(json.dumps(importlib.import_module(os.environ['DJANGO_SETTINGS_MODULE']).INSTALLED_APPS))"
+)
+
+
+def migrations_on_disk(env: dict[str, str]) -> set[tuple[str, str]]:
+    """(app label, migration name) of every migration file of the installed apps, found without
+    setting Django up (which is most of a `migrate` that has nothing to do: 4-15 s on a loaded
+    machine). The label is the app module's last part, as every app here has it; an app whose
+    label differs only makes `migrate` run when it need not."""
+    import importlib.util
+
+    apps = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", _INSTALLED_APPS],
+            env=env,
+            cwd=REPO_ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    found: set[tuple[str, str]] = set()
+    for app in apps:
+        top, *rest = app.split(".")
+        spec = importlib.util.find_spec(top)
+        for location in (spec and spec.submodule_search_locations) or ():
+            folder = Path(location).joinpath(*rest, "migrations")
+            label = rest[-1] if rest else top
+            found |= {(label, path.stem) for path in folder.glob("[0-9]*.py")}
+    return found
+
+
+def migrate(env: dict[str, str], *, log: Path | None = None, announce: str = "") -> bool:
+    """`manage.py migrate` on env's DATABASE_URL unless every migration file is recorded as
+    applied there already (a benchmark database made from the suite's migrated template, or
+    migrated by an earlier run): a query instead of a Django start-up. Returns whether it ran."""
+    with psycopg.connect(env["DATABASE_URL"]) as connection:
+        recorded = connection.execute(
+            "SELECT to_regclass('django_migrations') IS NOT NULL"
+        ).fetchone()[0]
+        applied = (
+            set(connection.execute("SELECT app, name FROM django_migrations").fetchall())
+            if recorded
+            else set()
+        )
+    if applied and migrations_on_disk(env) <= applied:
+        return False
+    if announce:
+        say(announce)
+    manage(["migrate", "--noinput"], env=env, log=log)
+    return True
+
+
+# Set by the suite (tests/bench/test_benchmarks_smoke.py) to a folder of its session: the static
+# files are collected once there and copied by every benchmark that serves pages (collectstatic
+# compresses and hashes every file after a Django start-up: 5-15 s on a loaded machine).
+STATIC_CACHE = "BZPEER_SMOKE_STATIC_CACHE"
+
+
+def static_collect(env: dict[str, str]) -> None:
+    """The static files in env's STATIC_ROOT, as `collectstatic` with env's settings leaves
+    them; under the suite, a copy of the session's collection (one at a time, under a lock)."""
+    import fcntl
+
+    command = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"]
+    shared = env.get(STATIC_CACHE)
+    if not shared:
+        subprocess.run(command, cwd=REPO_ROOT, env=env, check=True)
+        return
+    folder = Path(shared)
+    collected = folder / env["DJANGO_SETTINGS_MODULE"]
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (collected / "complete").exists():
+            shutil.rmtree(collected, ignore_errors=True)
+            static_env = {**env, "STATIC_ROOT": str(collected / "static")}
+            subprocess.run(command, cwd=REPO_ROOT, env=static_env, check=True)
+            (collected / "complete").touch()
+    shutil.copytree(collected / "static", env["STATIC_ROOT"], dirs_exist_ok=True)
 
 
 def manage(args: Sequence[str], *, env: dict[str, str], log: Path | None = None) -> None:
@@ -165,13 +247,24 @@ def worker_ready_wait(worker: subprocess.Popen, log: Path, *, timeout: float = 1
         time.sleep(0.1)
 
 
+# A CHECKPOINT before a measured step, so the checkpointer does not write the pages of the step
+# before during it. Off in smoke mode (bench/smoke.py, begin), whose figures mean nothing: on a
+# server busy with other writers one takes seconds.
+CHECKPOINTS = True
+
+
+def checkpoint(connection: psycopg.Connection) -> None:
+    if CHECKPOINTS:
+        connection.execute("CHECKPOINT")
+
+
 def truncate(connection: psycopg.Connection, tables: Sequence[str]) -> None:
     connection.execute(
         sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
             sql.SQL(", ").join(map(sql.Identifier, tables))
         )
     )
-    connection.execute("CHECKPOINT")
+    checkpoint(connection)
 
 
 def table_counts(connection: psycopg.Connection) -> dict[str, int]:

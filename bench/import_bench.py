@@ -39,6 +39,7 @@ from bench.harness import (
     REPO_ROOT,
     Corpus,
     bench_environment,
+    checkpoint,
     corpus_prepare,
     say,
     shown,
@@ -311,7 +312,7 @@ def _phases_run(
         rows = table_counts(connection)
         rerun = None
         if not options.no_rerun:
-            connection.execute("CHECKPOINT")
+            checkpoint(connection)
             say("the same corpus again (every record unchanged) ...")
             rerun = import_measure(
                 corpus=corpus,

@@ -30,6 +30,7 @@ import httpx
 import psycopg
 
 from bench import smoke
+from bench.harness import migrate, static_collect
 from bench.pages_bench import DATA_DIR, REPO_ROOT, _gunicorn, _parse_wrk, _wait_until_up, say
 from tests.bzpeer.servers import (
     POSTGRES_BIN,
@@ -61,7 +62,7 @@ end
 def _schema_copy(source: str, target_url: str) -> None:
     """The schema and migration records of `source` (migrated first, when it needs it) loaded
     into the new primary's database: one dump instead of every migration on a new cluster."""
-    from bench.harness import bench_database_url, ensure_database, manage
+    from bench.harness import bench_database_url, ensure_database
 
     source_url = bench_database_url(source)
     ensure_database(source_url)
@@ -70,7 +71,7 @@ def _schema_copy(source: str, target_url: str) -> None:
         "DATABASE_URL": source_url,
         "DJANGO_SETTINGS_MODULE": "bzpeer.settings.local",
     }
-    manage(["migrate", "--noinput"], env=env)
+    migrate(env)
     say(f"the schema of {source} (pg_dump) into the new primary ...")
     dump = subprocess.run(
         [str(POSTGRES_BIN / "pg_dump"), "--no-owner", "--no-privileges", source_url],
@@ -271,8 +272,8 @@ def _corpus_load(
     say("migrating and importing the synthetic corpus ...")
     if options.database:
         _schema_copy(options.database, primary.url(DATABASE))
-    _manage(env, "migrate", "--noinput", "-v0")
-    _manage(env, "collectstatic", "--noinput", "-v0")
+    migrate(env)  # nothing to do after the schema copy
+    static_collect(env)
     write_works_snapshot(work_dir / "snapshot", works=options.works)
     say("importing while sampling the replica's replay lag ...")
     with ReplicaLagSampler(primary) as lag:

@@ -36,6 +36,7 @@ from pathlib import Path
 import psycopg
 
 from bench import smoke
+from bench.harness import checkpoint, static_collect
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "bench-data"
@@ -209,7 +210,7 @@ def _corpus_read(database_url: str, options: argparse.Namespace) -> Corpus:
             " publications_relatedwork, publications_worknovelty"
         )
         # The pages it dirtied are written now, not by the checkpointer during a measurement.
-        connection.execute("CHECKPOINT")
+        checkpoint(connection)
     return Corpus(works, researchers, slugs, largest, work_ids, work_citations)
 
 
@@ -225,12 +226,7 @@ def _server_environment(database_url: str, static_root: Path) -> dict[str, str]:
         "STATIC_ROOT": str(static_root),
         "LOG_LEVEL": "WARNING",
     }
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=REPO_ROOT,
-        env=env,
-        check=True,
-    )
+    static_collect(env)
     return env
 
 
@@ -259,10 +255,15 @@ def _measure(
     healthz_file: Path,
 ) -> dict[str, dict[str, float]]:
     """The trivial view, then the profiles cold (page cache off) and warm, then the work pages,
-    each server fresh."""
+    each server fresh; in smoke mode the work pages on the cold one, which has their settings
+    (a server's start-up is most of a smoke phase)."""
     figures: dict[str, dict[str, float]] = {}
-    for label, cache_seconds in (("cold", "0"), ("warm", "600"), ("work", "0")):
-        paths_file = paths_files[label]
+    servers: tuple[tuple[str, tuple[str, ...]], ...] = (
+        (("0", ("cold", "work")), ("600", ("warm",)))
+        if options.smoke
+        else (("0", ("cold",)), ("600", ("warm",)), ("0", ("work",)))
+    )
+    for cache_seconds, labels in servers:
         port = _free_port()
         server = _gunicorn(
             {**env, "PROFILE_PAGE_CACHE_SECONDS": cache_seconds},
@@ -272,16 +273,18 @@ def _measure(
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_until_up(f"{base}/healthz")
-            if label == "cold":
+            if "cold" in labels:
                 say(f"trivial view: wrk {options.clients} clients, {options.seconds}s ...")
                 figures["trivial"] = _wrk(
                     base, paths_file=healthz_file, seconds=options.seconds, clients=options.clients
                 )
-            _pages_visit(base, paths_file.read_text().splitlines())
-            say(f"{label} pages: wrk {options.clients} clients, {options.seconds}s ...")
-            figures[label] = _wrk(
-                base, paths_file=paths_file, seconds=options.seconds, clients=options.clients
-            )
+            for label in labels:
+                paths_file = paths_files[label]
+                _pages_visit(base, paths_file.read_text().splitlines())
+                say(f"{label} pages: wrk {options.clients} clients, {options.seconds}s ...")
+                figures[label] = _wrk(
+                    base, paths_file=paths_file, seconds=options.seconds, clients=options.clients
+                )
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)

@@ -63,8 +63,11 @@ def begin(database: str, *, redis_db: int = 11) -> Path:
     data_dir = Path(tempfile.mkdtemp(prefix=f"{database}-"))
     # Every module that names a DATA_DIR, loaded now so that none keeps bench-data/: the ones
     # that define it, those that import it, and the benchmark itself (__main__ under -m).
+    import bench.harness
     import bench.import_bench
     import bench.pages_bench  # noqa: F401
+
+    bench.harness.CHECKPOINTS = False
 
     for module in list(sys.modules.values()):
         spec = getattr(module, "__spec__", None)
@@ -103,10 +106,105 @@ def say(text: str = "") -> None:
     sys.stdout.flush()
 
 
+# Set by the suite (tests/bench/test_benchmarks_smoke.py) to its test database's name: the
+# tiny corpus is then imported once and kept as a template database that the next benchmark
+# reading it copies (a second) instead of importing it again (a Django start-up and the
+# import: 10-25 s on a loaded machine). A smoke run by hand imports it, as before.
+CORPUS_TEMPLATES = "BZPEER_SMOKE_CORPUS_TEMPLATES"
+
+
+def _code_digest(works: int, seed: int) -> str:
+    """What the imported corpus depends on: its parameters, the generator, and every module of
+    the apps (their migrations, the import, the models it writes)."""
+    import hashlib
+
+    from bench.harness import REPO_ROOT
+
+    digest = hashlib.sha1(f"{works}-{seed}".encode())  # noqa: S324 - a name, not a secret
+    packages = [
+        path.parent
+        for path in sorted(REPO_ROOT.glob("*/__init__.py"))
+        if path.parent.name not in ("bench", "tests")
+    ]
+    for path in [REPO_ROOT / "tests/support/synthetic.py"] + [
+        file for package in packages for file in sorted(package.rglob("*.py"))
+    ]:
+        digest.update(str(path.relative_to(REPO_ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _corpus_template(works: int, seed: int) -> tuple[str, str] | None:
+    """The (prefix, name) of the template database of this corpus, when the suite asked for one."""
+    import hashlib
+
+    owner = os.environ.get(CORPUS_TEMPLATES)
+    if not owner:
+        return None
+    prefix = f"bzpeer_bench_smoke_corpus_{hashlib.sha1(owner.encode()).hexdigest()[:8]}_"  # noqa: S324
+    return prefix, prefix + _code_digest(works, seed)
+
+
 def tiny_corpus(database: str, *, works: int = WORKS, seed: int = 7, redis_db: int = 11) -> dict:
-    """Load a synthetic corpus of `works` works into `database` with `import_openalex --sync`,
-    its data tables emptied first: what a benchmark that reads the import benchmark's corpus
-    (bzpeer_bench) measures in smoke mode instead."""
+    """A synthetic corpus of `works` works in `database`: what a benchmark that reads the
+    import benchmark's corpus (bzpeer_bench) measures in smoke mode instead. Imported with
+    `import_openalex --sync` on emptied data tables; under the suite, copied from the template
+    an earlier benchmark left (one at a time, under an advisory lock; `database` is made anew)."""
+    import psycopg
+    from psycopg import sql
+
+    from bench.harness import bench_database_url
+    from bzpeer.database_settings import database_settings_apply
+
+    template = _corpus_template(works, seed)
+    if template is None:
+        return _corpus_import(database, works=works, seed=seed, redis_db=redis_db)
+    prefix, name = template
+    server = urlsplit(bench_database_url(database))._replace(path="/postgres").geturl()
+    with psycopg.connect(server, autocommit=True) as connection:
+        connection.execute("SELECT pg_advisory_lock(hashtext(%s))", [prefix])
+        try:
+            found = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+            if found.fetchone() is None:
+                report = _corpus_import(database, works=works, seed=seed, redis_db=redis_db)
+                connection.execute(
+                    sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                        sql.Identifier(name), sql.Identifier(database)
+                    )
+                )
+                _templates_drop(connection, prefix, keep=name)
+                return report
+            say(f"smoke: {works} works copied into {database} from {name} ...")
+            connection.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+            )
+            connection.execute(
+                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                    sql.Identifier(database), sql.Identifier(name)
+                )
+            )
+            # The settings stored on a database are not part of what a template copies.
+            database_settings_apply(connection.execute, database)
+            return {"works": works, "seed": seed, "copied_from": name}
+        finally:
+            connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", [prefix])
+
+
+def _templates_drop(connection: Any, prefix: str, *, keep: str) -> None:
+    """The templates of older code: of no further use to this checkout."""
+    from psycopg import sql
+
+    stale = connection.execute(
+        "SELECT datname FROM pg_database WHERE datname LIKE %s AND datname <> %s",
+        [prefix.replace("_", r"\_") + "%", keep],
+    ).fetchall()
+    for (old,) in stale:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(old))
+        )
+
+
+def _corpus_import(database: str, *, works: int, seed: int, redis_db: int) -> dict:
     import psycopg
 
     from bench.harness import (

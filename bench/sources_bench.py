@@ -35,6 +35,7 @@ from bench.harness import (
     REPO_ROOT,
     Corpus,
     bench_environment,
+    checkpoint,
     corpus_prepare,
     say,
     shown,
@@ -93,7 +94,7 @@ def empty(connection: psycopg.Connection, tables: Sequence[str]) -> None:
             sql.SQL(", ").join(map(sql.Identifier, tables))
         )
     )
-    connection.execute("CHECKPOINT")
+    checkpoint(connection)
 
 
 def works_count(connection: psycopg.Connection) -> int:
@@ -267,13 +268,13 @@ def _arguments(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list[str
     )
     smoke.add_argument(parser)
     options = parser.parse_args(argv)
-    if options.smoke:
+    if options.smoke:  # 100 a source, still two pages or files each: eight imports to run
         smoke.apply(
             parser,
             options,
-            records=smoke.WORKS,
-            page=100,
-            bib_per_file=100,
+            records=100,
+            page=50,
+            bib_per_file=50,
             database=smoke.default_database("sources"),
         )
         smoke.begin(options.database, redis_db=options.redis_db)

@@ -22,6 +22,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from bench import harness, smoke
 from tests.bzpeer.servers import missing
 from tests.support import template_database
 
@@ -93,11 +94,20 @@ def _drop(connection: psycopg.Connection, database: str) -> None:
     )
 
 
-def _environment(temporary: Path) -> dict[str, str]:
+def _environment(temporary: Path, static: Path) -> dict[str, str]:
     """The suite's environment, less what points a process at the test settings or at the run's
     own queues: a benchmark runs with the settings `make bench` gives it. Its temporary files
-    (corpora, logs, reports, ops_bench's clusters) go under `temporary`."""
-    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONUNBUFFERED": "1"}
+    (corpora, logs, reports, ops_bench's clusters) go under `temporary`. The benchmarks that
+    read a tiny corpus share one imported corpus, kept as a template database named after this
+    run's test database (bench/smoke.py, tiny_corpus); those that serve pages, the static files
+    collected once in `static` (bench/harness.py, static_collect)."""
+    env = {
+        **os.environ,
+        "TMPDIR": str(temporary),
+        "PYTHONUNBUFFERED": "1",
+        smoke.CORPUS_TEMPLATES: os.environ.get("TEST_DATABASE_NAME", "test_bzpeer"),
+        harness.STATIC_CACHE: str(static),
+    }
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_DEFAULT_QUEUE", "CACHE_KEY_PREFIX"):
         env.pop(name, None)
     return env
@@ -114,10 +124,18 @@ def temporary() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
+def static_cache() -> Iterator[Path]:
+    """A folder of this test process's session for the static files the benchmarks serve."""
+    folder = Path(tempfile.mkdtemp(prefix="bzpeer-bench-smoke-static-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
 def migrated_template() -> str:
     """The suite's migrated template (tests/support/template_database.py), copied for each
-    benchmark (CREATE DATABASE ... TEMPLATE): every benchmark still runs `migrate`, which then
-    has nothing to do."""
+    benchmark (CREATE DATABASE ... TEMPLATE): a benchmark's check for migrations to apply
+    (bench/harness.py, migrate) then finds none, and Django is not started for it."""
     from django.conf import settings
 
     return template_database.migrated_template(settings.TEST_DATABASE_NAME)
@@ -138,7 +156,11 @@ def _redis_keys_delete(prefix: str) -> None:
 
 @pytest.mark.parametrize("benchmark", sorted(FIGURES))
 def test_the_benchmark_runs_every_phase_at_a_tiny_size(
-    benchmark: str, migrated_template: str, temporary: Path, request: pytest.FixtureRequest
+    benchmark: str,
+    migrated_template: str,
+    temporary: Path,
+    static_cache: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     if benchmark == "resolver_eval":
         request.getfixturevalue("testdata_dir")  # a skip locally without it, a failure on CI
@@ -158,7 +180,7 @@ def test_the_benchmark_runs_every_phase_at_a_tiny_size(
         result = subprocess.run(
             [sys.executable, "-m", f"bench.{benchmark}", "--smoke", "--database", database],
             cwd=REPO_ROOT,
-            env=_environment(temporary),
+            env=_environment(temporary, static_cache),
             capture_output=True,
             text=True,
             timeout=TIMEOUT_SECONDS,

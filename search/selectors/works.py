@@ -5,10 +5,11 @@ full-text search slow (about 1 s at 200k matches), so only the first WORK_CANDID
 matches are ranked: beyond, the page says so and asks for more words instead of pretending to
 have ranked everything.
 
-The first matches are the first in id order, read bucket by bucket (work_candidates_sql): a
-GIN index reads every match of a query before it returns any, which for a query whose words
-are in most works ("graph -learning": the works with one common word and without another)
-grows with the table, while the matches of one bucket of ids are found in a bounded time.
+The first matches come from the lowest buckets of ids, read bucket by bucket
+(work_candidates_sql): a GIN index reads every match of a query before it returns any, which
+for a query whose words are in most works ("graph -learning": the works with one common word
+and without another) grows with the table, while the matches of one bucket of ids are found in
+a bounded time.
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ def work_candidates_sql(
     with_topic: bool = True,
 ) -> tuple[str, list[Any]]:
     """SELECT `columns` of the first `limit` (WORK_CANDIDATE_LIMIT) works that match
-    (works_matching), in id order.
+    (works_matching), bucket by bucket in id order; within a bucket, in the order the bitmap
+    scan reads the table (stable from one request to the next, not always by id).
 
     The works are read a bucket of ids at a time (publications.models.WorkSearchBucket), each
     through the GIN index keyed by bucket and words, until `limit` have been found: a common

@@ -119,14 +119,15 @@ def works_tab(*, query: str, page: int = 1) -> WorksTab:
         columns=("id", "type", "search_vector", "cited_by_count"),
         limit=max(COUNT_CAP + 1, candidate_limit),
     )
+    ranking_and_headline = ranking_and_headline_params(query)
     params: list[Any] = [
         *candidates_params,
         candidate_limit,
-        *ranking_and_headline_params(query)[:2],
+        *ranking_and_headline[:2],
         SEARCH_PAGE_SIZE,
         page_offset(page),
         FACET_LIMIT,
-        *ranking_and_headline_params(query)[2:],
+        *ranking_and_headline[2:],
     ]
     connection = read_connection()
     with connection.cursor() as cursor:

@@ -9,7 +9,7 @@ DEMO_ADMIN_EMAIL ?= admin@bzpeer.invalid
 DEMO_ADMIN_PASSWORD ?= bzpeer-demo-admin
 BENCH_WORKS ?= 200000
 
-.PHONY: run test test-fast bench lint format services install migrate demo clean soak chaos
+.PHONY: run test test-fast bench lint format services install migrate tune-postgres demo clean soak chaos
 
 # A one-line error naming the address tried, before anything is installed or started.
 services:
@@ -32,7 +32,13 @@ migrate: services install
 	@$(PY) scripts/create_database.py
 	$(MANAGE) migrate --noinput
 
-demo: migrate
+# Size the PostgreSQL server to this machine (scripts/tune_postgres.py, docs/operating.md's
+# "PostgreSQL settings"): what PostgreSQL changes while running changes now; shared_buffers
+# waits for a restart, which `make bench` does itself on a local Debian cluster.
+tune-postgres: services install
+	@$(PY) scripts/tune_postgres.py $(if $(filter yes,$(POSTGRES_RESTART)),--restart)
+
+demo: migrate tune-postgres
 	$(MANAGE) collectstatic --noinput --verbosity 0
 	$(MANAGE) import openalex demo/openalex --sync
 	$(MANAGE) demo_admin --email "$(DEMO_ADMIN_EMAIL)" --password "$(DEMO_ADMIN_PASSWORD)"
@@ -68,7 +74,9 @@ test: services install lint
 test-fast: services install
 	$(PYTEST) -m "not browser and not worker and not server and not corpus and not bench and not sweep"
 
-bench: migrate
+bench:
+	@$(MAKE) --no-print-directory tune-postgres POSTGRES_RESTART=yes
+	@$(MAKE) --no-print-directory migrate
 	@command -v wrk >/dev/null || { echo "installing wrk for the page benchmark"; apt-get install -y -qq wrk >/dev/null; }
 	$(PY) -m bench.import_bench --works $(BENCH_WORKS)
 	$(PY) -m bench.citations_bench --works $(BENCH_WORKS) --references 35

@@ -1,7 +1,7 @@
 """The HTTP validators (ETags) of the public pages, for bzpeer.http_caching.public_page.
 
 Each is one small read, run before the view on every anonymous request (a 304 runs nothing
-else). The profile's is the state that keys its page cache (pages.views._anonymous_page): the
+else). The profile's is the state that keys its page cache (cached_profile_page below): the
 record's fields the page shows, the query string and the works version, so a changed record gets
 a new ETag exactly when its cached page stops being served. The other pages have no page cache;
 their ETags take the record's own row and the cheapest sign of new works, and
@@ -12,6 +12,7 @@ records (rankings of researchers, a coauthor renamed).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -49,15 +50,55 @@ def _digest(*parts: Any) -> str:
     return hashlib.md5(repr(parts).encode(), usedforsecurity=False).hexdigest()
 
 
-def profile_etag(request: HttpRequest, slug: str) -> str | None:
-    if settings.PROFILE_PAGE_CACHE_SECONDS <= 0:
-        # The page cache off (to measure renders): its state is not read, for neither use.
+@dataclass(frozen=True)
+class CachedProfilePage:
+    """The anonymous profile page cache's answer for one request: the record, the page's name
+    in the cache (a digest of the record's fields and the query string), the page when it is
+    cached and current (None otherwise, or when only the version was read), and the works
+    version a freshly rendered page is stored under."""
+
+    researcher_id: int
+    page: str
+    content: bytes | None
+    works_version: bytes
+
+
+def cached_profile_page(
+    request: HttpRequest, slug: str, *, version_only: bool = False
+) -> CachedProfilePage | None:
+    """The profile's cached page and works version, read from Redis once per request (the ETag
+    and the view both use them: a cache hit is one query and one round trip to Redis). None when
+    the page is not cached for this request: the cache off, a signed-in visitor or an htmx
+    fragment, or a record that is not a page of its own (unknown, merged).
+
+    `version_only` (a conditional GET, answered 304 without a page most of the time) reads the
+    version alone; the view reads the page afterwards if it must answer with one.
+    """
+    if settings.PROFILE_PAGE_CACHE_SECONDS <= 0 or request.user.is_authenticated or request.htmx:
         return None
+    read: tuple[CachedProfilePage, bool] | None = getattr(request, "_cached_profile_page", None)
+    if read is not None and (version_only or read[1]):
+        return read[0]
     state = profile_page_state(request, slug)
     if state is None or state.merged_into_id:
-        return None  # a 404 or a redirect: nothing to validate
-    version = page_cache.works_version(researcher_id=state.researcher_id)
-    return f"{_digest(state.fields, request.get_full_path())}-{version.decode()}"
+        return None
+    page = _digest(state.fields, request.get_full_path())
+    if version_only:
+        content, version = None, page_cache.works_version(researcher_id=state.researcher_id)
+    else:
+        content, version = page_cache.cached_profile_page(
+            researcher_id=state.researcher_id, page=page
+        )
+    answer = CachedProfilePage(state.researcher_id, page, content, version)
+    request._cached_profile_page = (answer, not version_only)  # type: ignore[attr-defined]
+    return answer
+
+
+def profile_etag(request: HttpRequest, slug: str) -> str | None:
+    cached = cached_profile_page(request, slug, version_only="HTTP_IF_NONE_MATCH" in request.META)
+    if cached is None:
+        return None  # no page cache, a 404 or a redirect: nothing to validate
+    return f"{cached.page}-{cached.works_version.decode()}"
 
 
 _WORK_STATE_SQL = f"""

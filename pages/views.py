@@ -5,7 +5,6 @@ the hot read pages use the Jinja2 templates of templates/jinja2/pages/ (see page
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from django.conf import settings
@@ -77,36 +76,12 @@ def works_page_context(
     }
 
 
-def _anonymous_page(request: HttpRequest, slug: str) -> tuple[int, str] | None:
-    """Which cached page the request is: (researcher id, page name), or None when the page must
-    not be cached or the record is not a page of its own (unknown, merged).
-
-    The name is a digest of every field of the record the page shows that can change without
-    the row's updated_at moving (selectors.ProfilePageState) and of the query string; the
-    works the page lists are covered by the works version researchers.page_cache keeps. A
-    changed record therefore never meets its old page, and a hit costs one small query and
-    one Redis round trip.
-    """
-    if settings.PROFILE_PAGE_CACHE_SECONDS <= 0 or request.user.is_authenticated or request.htmx:
-        return None
-    state = validators.profile_page_state(request, slug)
-    if state is None or state.merged_into_id:
-        return None
-    fingerprint = repr((state.fields, request.get_full_path()))
-    return state.researcher_id, hashlib.md5(fingerprint.encode(), usedforsecurity=False).hexdigest()
-
-
 @require_safe
 @public_page(validators.profile_etag)
 def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
-    cached_as = _anonymous_page(request, slug)
-    if cached_as:
-        researcher_id, page_name = cached_as
-        content, works_version = page_cache.cached_profile_page(
-            researcher_id=researcher_id, page=page_name
-        )
-        if content is not None:
-            return HttpResponse(content)
+    cached = validators.cached_profile_page(request, slug)
+    if cached is not None and cached.content is not None:
+        return HttpResponse(cached.content)
     researcher = selectors.researcher_for_profile(slug)
     if researcher is None:
         return not_found(request, "researcher")
@@ -143,11 +118,11 @@ def researcher_profile(request: HttpRequest, slug: str) -> HttpResponse:
     if request.htmx and request.htmx.target == "works":
         return render(request, "pages/_works_list.html", context, using="jinja2")
     response = render(request, "pages/profile.html", context, using="jinja2")
-    if cached_as:
+    if cached is not None:
         page_cache.profile_page_store(
-            researcher_id=researcher_id,
-            page=page_name,
-            version=works_version,
+            researcher_id=cached.researcher_id,
+            page=cached.page,
+            version=cached.works_version,
             content=response.content,
             seconds=settings.PROFILE_PAGE_CACHE_SECONDS,
         )

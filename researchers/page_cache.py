@@ -3,7 +3,7 @@
 Each cached page is stored with the researcher's works version at the time it was rendered, and
 served only while that version is current; researcher_pages_invalidate moves the version when
 the researcher's works change. (The record's own fields are in the page key: see
-pages.views._anonymous_page.) A page rendered from data an import was replacing is
+pages.validators.cached_profile_page.) A page rendered from data an import was replacing is
 stored under the version read before rendering, so it is never served once that import has
 moved the version.
 

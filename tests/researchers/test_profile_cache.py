@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import redis
 from django.urls import reverse
 
 from researchers.models import Researcher
@@ -35,6 +36,44 @@ def test_a_repeat_visit_is_served_from_the_cache(client, imported, django_assert
         second = client.get(url)
 
     assert second.content == first.content
+
+
+@pytest.fixture
+def page_cache_commands(monkeypatch) -> list[str]:
+    """The names of the Redis commands that touch the profile page cache, as they are sent (a
+    spy: every command still goes to Redis)."""
+    sent: list[str] = []
+    original = redis.Redis.execute_command
+
+    def recording(self, *args, **options):
+        if any("profile-page" in str(key) for key in args[1:]):
+            sent.append(str(args[0]))
+        return original(self, *args, **options)
+
+    monkeypatch.setattr(redis.Redis, "execute_command", recording)
+    return sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cached_page_is_one_round_trip_to_redis_and_a_304_reads_the_version_alone(
+    client, imported, page_cache_commands
+):
+    url = reverse(
+        "researcher-profile", args=[Researcher.objects.get(openalex_id="A9800000001").slug]
+    )
+    first = client.get(url)
+    page_cache_commands.clear()
+
+    second = client.get(url)
+
+    assert second.content == first.content
+    assert page_cache_commands == ["MGET"]  # the page and its works version at once
+    page_cache_commands.clear()
+
+    revalidated = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+
+    assert revalidated.status_code == 304
+    assert page_cache_commands == ["GET"]  # the version alone: no page is sent
 
 
 @pytest.mark.django_db(transaction=True)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from researchers.names import (
     GivenNames,
@@ -35,6 +36,7 @@ from researchers.names import (
 )
 
 from .candidate_works import digests, work_rows
+from .coauthor_names import CoauthorNameIndex, coauthor_name_index
 from .features import (
     CandidateProfile,
     CandidateWork,
@@ -296,6 +298,22 @@ def _compare_pool(mention: MentionContext, pool: list[_Named]) -> list[_Compared
     return list(found.values())
 
 
+def _coauthor_index(
+    mentions: Sequence[MentionContext],
+    works: dict[int, dict[int, CandidateWork]],
+    summed: dict[int, WorksDigest],
+) -> CoauthorNameIndex:
+    """The batch's coauthor names by key (coauthor_names.CoauthorNameIndex). The bylines
+    compared are the mentions' and those of every work read row by row (the L0 candidates'
+    works, which clusters.py compares as bylines, among them); the candidates' coauthors are
+    those of the digests and of the same rows."""
+    rows = [work.coauthor_names for by_work in works.values() for work in by_work.values()]
+    return coauthor_name_index(
+        chain(chain.from_iterable(m.coauthor_names for m in mentions), *rows),
+        chain(chain.from_iterable(d.coauthor_names for d in summed.values()), *rows),
+    )
+
+
 @dataclass
 class Candidates:
     """Every mention's candidates with their evidence, and how common its name is."""
@@ -374,6 +392,7 @@ def candidates_for(
     _add_batch_bylines(
         mentions, works, {c.researcher_id: c.display_name for cs in chosen.values() for c in cs}
     )
+    name_index = _coauthor_index(mentions, works, summed) if digested else None
     # One profile per researcher, shared by the mentions that have it as a candidate: its
     # works are summed up once (features._summary caches on the profile).
     profiles = {
@@ -387,6 +406,7 @@ def candidates_for(
             email_domains=frozenset(domains.get(c.researcher_id, ())),
             works=works.get(c.researcher_id, {}),
             digest=summed.get(c.researcher_id),
+            coauthor_index=name_index,
         )
         for cs in chosen.values()
         for c in cs

@@ -22,6 +22,8 @@ from rapidfuzz import fuzz
 
 from researchers.names import GivenNames, PersonName, names_compare, normalize_name, person_name
 
+from .coauthor_names import CoauthorNameIndex, full_name_keys, name_keys
+
 NAN = float("nan")
 # The writer's cursor (ingest.writer.staging.Cursor), named here so this package never imports
 # the writer that calls it.
@@ -132,6 +134,8 @@ class CandidateProfile:
     works: dict[int, CandidateWork] = field(default_factory=dict)
     # Its other works, summed up by the database (None: every work is in works).
     digest: WorksDigest | None = None
+    # The batch's coauthor names by key (None: each pair gathers the coauthors' keys).
+    coauthor_index: CoauthorNameIndex | None = field(default=None, compare=False, repr=False)
     # Its works summed up, per set of works left out, filled by pair_features.
     summaries: dict[frozenset[int], Any] = field(default_factory=dict, compare=False, repr=False)
     # Its works by title key, filled by left_out (not an __init__ field: dataclasses.replace
@@ -150,23 +154,6 @@ class CandidateProfile:
 # missing (NaN) for every pair, as in the shipped model's training; set it, then retrain.
 AbstractSimilarity = Callable[[MentionContext, CandidateProfile], float | None]
 ABSTRACT_SIMILARITY: AbstractSimilarity | None = None
-
-
-@lru_cache(maxsize=262144)
-def name_keys(name: str) -> frozenset[tuple[str, str]]:
-    """(family name, first initial) of every reading of a byline name."""
-    return person_name(name).match_keys()
-
-
-@lru_cache(maxsize=262144)
-def full_name_keys(name: str) -> frozenset[tuple[str, str]]:
-    """(family name, first given name) of every reading whose first given name is spelled
-    out: empty for 'T. Li'."""
-    return frozenset(
-        (reading.family_key, reading.given[0])
-        for reading in person_name(name).readings()
-        if reading.family_key and reading.given and len(reading.given[0]) > 1
-    )
 
 
 @lru_cache(maxsize=65536)
@@ -190,10 +177,13 @@ class _Summary:
 
     works: int = 0
     coauthor_ids: set[int] = field(default_factory=set)
-    coauthor_keys: set[tuple[str, str]] = field(default_factory=set)
-    coauthor_names: set[str] = field(default_factory=set)
-    # Filled on first use (full_keys): most pairs share no coauthor key, and a full key shared
-    # is a key shared, so most summaries never need them.
+    coauthor_names: frozenset[str] | set[str] = field(default_factory=set)
+    # The batch's index of coauthor names, when it holds every one of these (_overlaps).
+    index: CoauthorNameIndex | None = None
+    # Filled on first use (_keys, _full_keys), only for pairs the index does not answer; and
+    # most pairs share no coauthor key, while a full key shared is a key shared, so most
+    # summaries never need the full keys.
+    coauthor_keys: set[tuple[str, str]] | None = None
     coauthor_full_keys: set[tuple[str, str]] | None = None
     institutions: set[int] = field(default_factory=set)
     affiliations: set[str] = field(default_factory=set)
@@ -253,10 +243,11 @@ def _summary(candidate: CandidateProfile, excluded: frozenset[int]) -> _Summary:
     coauthor_names: set[str] = set()
     affiliations: set[str] = set()
     digest = candidate.digest
+    digest_names: frozenset[str] = frozenset()
     if digest is not None:  # never left out: the works of digest are none of excluded
         summary.works = digest.works
         summary.coauthor_ids |= digest.coauthor_ids
-        coauthor_names |= digest.coauthor_names
+        digest_names = digest.coauthor_names  # most of a batch's names: not copied
         summary.institutions |= digest.institution_ids
         affiliations |= digest.affiliation_names
         summary.topics |= digest.topic_keys
@@ -276,14 +267,45 @@ def _summary(candidate: CandidateProfile, excluded: frozenset[int]) -> _Summary:
             summary.years.append(work.year)
         summary.venues[work.venue_id] = summary.venues.get(work.venue_id, 0) + 1
         summary.spellings.add(work.raw_name)
-    # map() calls the cached functions without a Python frame per name.
-    summary.coauthor_keys = set().union(*map(name_keys, coauthor_names))
-    summary.coauthor_names = coauthor_names
+    summary.coauthor_names = digest_names | coauthor_names if coauthor_names else digest_names
+    index = candidate.coauthor_index
+    if index is not None and index.holds(summary.coauthor_names):
+        summary.index = index
     summary.affiliations = {_affiliation_key(a) for a in affiliations}
     summary.affiliations.discard("")
     summary.name = spelled_name(candidate.display_name, summary.spellings)
     cache[excluded] = summary
     return summary
+
+
+def _keys(summary: _Summary) -> set[tuple[str, str]]:
+    if summary.coauthor_keys is None:
+        # map() calls the cached function without a Python frame per name.
+        summary.coauthor_keys = set().union(*map(name_keys, summary.coauthor_names))
+    return summary.coauthor_keys
+
+
+def _overlaps(mention: MentionContext, summary: _Summary) -> tuple[int, int]:
+    """coauthor_name_overlap and coauthor_full_name_overlap: the byline names that share an
+    initial key (a full key) with one of the candidate's coauthor names. From the batch's
+    index when it knows both sides (coauthor_names.CoauthorNameIndex: the same counts), else
+    from every coauthor's keys."""
+    names, index = summary.coauthor_names, summary.index
+    if index is not None and index.compares(mention.coauthor_names):
+        name_overlap = sum(1 for name in mention.coauthor_names if index.meets(name, names))
+        if not name_overlap:
+            return 0, 0
+        return name_overlap, sum(
+            1 for name in mention.coauthor_names if index.meets_full(name, names)
+        )
+    coauthor_keys = _keys(summary)
+    name_overlap = sum(1 for keys in mention.coauthor_keys() if keys & coauthor_keys)
+    if not name_overlap:  # (family name, given name) met implies (family name, initial) met
+        return 0, 0
+    full_keys = _full_keys(summary)
+    return name_overlap, sum(
+        1 for name in mention.coauthor_names if full_name_keys(name) & full_keys
+    )
 
 
 def _full_keys(summary: _Summary) -> set[tuple[str, str]]:
@@ -306,17 +328,13 @@ def pair_features(
     given = names_compare(mention.name, candidate_name)
     mention_full = " ".join(mention.name.given + mention.name.family)
     candidate_full = " ".join(candidate_name.given + candidate_name.family)
-    coauthor_ids, coauthor_keys = summary.coauthor_ids, summary.coauthor_keys
+    coauthor_ids = summary.coauthor_ids
     institutions, affiliations = summary.institutions, summary.affiliations
     topics, years = summary.topics, summary.years
     venue_works = summary.venues.get(mention.venue_id, 0) if mention.venue_id is not None else 0
     works = summary.works
-    others = mention.coauthor_keys()
-    name_overlap = sum(1 for keys in others if keys & coauthor_keys)
-    full_overlap = 0
-    if name_overlap:  # (family name, given name) met implies (family name, initial) met
-        full_keys = _full_keys(summary)
-        full_overlap = sum(1 for name in mention.coauthor_names if full_name_keys(name) & full_keys)
+    others = len(mention.coauthor_names)
+    name_overlap, full_overlap = _overlaps(mention, summary)
     mention_affiliations = {_affiliation_key(a) for a in mention.affiliation_names} - {""}
     affiliation_similarity = (
         max(
@@ -345,8 +363,8 @@ def pair_features(
         "candidate_initials_only": float(initials_only(candidate_name)),
         "shared_coauthor_ids": float(len(mention.coauthor_ids & coauthor_ids)),
         "coauthor_name_overlap": float(name_overlap),
-        "coauthor_name_ratio": name_overlap / len(others) if others else NAN,
-        "byline_others": float(len(others)),
+        "coauthor_name_ratio": name_overlap / others if others else NAN,
+        "byline_others": float(others),
         "shared_institutions": float(len(mention.institution_ids & institutions))
         if mention.institution_ids
         else NAN,
@@ -411,6 +429,7 @@ __all__ = [
     "FEATURE_NAMES",
     "CandidateProfile",
     "CandidateWork",
+    "CoauthorNameIndex",
     "GivenNames",
     "MentionContext",
     "WorksDigest",

@@ -29,7 +29,14 @@ from bzpeer.database_settings import server_settings_apply, server_settings_for 
 
 
 def machine_memory_gb() -> float:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
+    """The memory of this machine, or of the container it runs in when a cgroup limits it."""
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        limit = "max"
+    usable = min(physical, int(limit)) if limit.isdigit() else physical
+    return usable / 1024**3
 
 
 def _debian_cluster(port: int) -> tuple[str, str] | None:

@@ -19,6 +19,8 @@ import functools
 from typing import Any
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.template.defaultfilters import capfirst, date, truncatechars
 from django.templatetags.static import static
 from django.urls import get_script_prefix, get_urlconf, reverse
@@ -36,6 +38,7 @@ from publications.display import (
 )
 from publications.templatetags.scholarly import (
     author_link,
+    author_links,
     citations_chart,
     institution_url,
     jsonld,
@@ -59,6 +62,25 @@ def _reversed(_prefix: str, _urlconf: Any, name: str, args: tuple[Any, ...]) -> 
     return reverse(name, args=args or None)
 
 
+def static_url(path: str) -> str:
+    """{{ static('css/site.css') }}: Django's static(), remembered by path and script prefix
+    (the manifest storage looked the hashed name up again on every call)."""
+    return _static(get_script_prefix(), path)
+
+
+@functools.lru_cache(maxsize=256)
+def _static(_prefix: str, path: str) -> str:
+    return static(path)
+
+
+@receiver(setting_changed)
+def _forget_remembered_urls(**_kwargs: Any) -> None:
+    """A test that overrides a setting (the URL configuration, the static files' storage, DEBUG)
+    gets the URLs of the new settings."""
+    _reversed.cache_clear()
+    _static.cache_clear()
+
+
 def pluralize(count: int, suffix: str = "s") -> str:
     """{{ n }} citation{{ n|pluralize }}, as Django's filter of that name."""
     return "" if count == 1 else suffix
@@ -68,7 +90,7 @@ def environment(**options: Any) -> Environment:
     env = Environment(**options)  # noqa: S701 - Django's backend passes autoescape=True
     env.globals.update(
         url=url,
-        static=static,
+        static=static_url,
         htmx_script=htmx_script,
         claim_panel_for=claim_panel_for,
         citations_chart=citations_chart,
@@ -77,6 +99,7 @@ def environment(**options: Any) -> Environment:
         compact_byline=compact_byline,
         institution_short_name=institution_short_name,
         author_link=author_link,
+        author_links=author_links,
     )
     # The profile's "Direct collaboration" panel and the header's inbox badge.
     env.globals.update(COLLABORATION_GLOBALS)

@@ -176,3 +176,13 @@ def author_link(author: Mapping[str, Any], own: bool) -> Markup:
     mark = 'class="own-author" aria-current="page" ' if own else ""
     href = escape(researcher_url(slug))
     return Markup(f'<a {mark}href="{href}">{shown_name}</a>')  # noqa: S704 - escaped above
+
+
+def author_links(authors: list[Mapping[str, Any]], own: Mapping[str, Any] | None) -> Markup:
+    """A whole byline as author_link() gives each author, comma-separated, `own` (the page's
+    own author's byline slot, or None) marked: the full byline a listed work unfolds."""
+    own_position = own["position"] if own is not None else None
+    return Markup(", ").join(
+        author_link(author, own_position is not None and author["position"] == own_position)
+        for author in authors
+    )

@@ -53,12 +53,24 @@ def url(name: str, *args: Any) -> str:
     """{{ url('home') }}: reverse(), remembered. A page asks for the same thirty-odd URLs
     every time (the header's, the profile's panels'), and reverse() was 5-8% of a profile's
     render; the answer depends only on the name, the arguments, the URL configuration and the
-    script prefix, so those are the key."""
-    return _reversed(get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF, name, args)
+    script prefix, so those are the key (with the arguments' types: 1 and True are equal keys
+    but not the same URL)."""
+    try:
+        return _reversed(
+            get_script_prefix(),
+            get_urlconf() or settings.ROOT_URLCONF,
+            name,
+            args,
+            tuple(type(arg) for arg in args),
+        )
+    except TypeError:  # an argument that cannot be a key (a list): reverse() as it was
+        return reverse(name, args=args or None)
 
 
 @functools.lru_cache(maxsize=2048)
-def _reversed(_prefix: str, _urlconf: Any, name: str, args: tuple[Any, ...]) -> str:
+def _reversed(
+    _prefix: str, _urlconf: Any, name: str, args: tuple[Any, ...], _types: tuple[type, ...]
+) -> str:
     return reverse(name, args=args or None)
 
 

@@ -7,13 +7,15 @@ and not in either app.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connections
 from django.db.models import Exists, OuterRef, QuerySet
 
-from bzpeer.db import fetchone_without_health_check
+from bzpeer.db import fetchone_without_health_check, read_alias
 from discovery.models import ResearcherAiScore, ai_score_label
 from graph.models import CloseCollaboratorsCount
 from publications.models import (
@@ -75,17 +77,28 @@ _CV_FINGERPRINT_SQL = f"""(
   FROM {_CV} e WHERE e.researcher_id = r.id
 )"""
 
+# The record's own columns the profile shows (the trust breakdown, a JSON document, is not
+# read), then what the statement joins or computes, in the order of _PROFILE_SQL's columns.
+_PROFILE_FIELDS = (
+    "id", "slug", "display_name", "tagline", "alternate_names", "orcid", "openalex_id",
+    "homepage", "links", "open_to_collaborate", "trust_score", "verification_level",
+    "claimed_by_id", "works_count", "cited_by_count", "h_index", "i10_index", "topics_count",
+    "followers_count", "citations_by_year", "last_known_institution_id", "merged_into_id",
+    "updated_at", "stated_works_count", "stated_cited_by_count", "stated_h_index",
+    "stated_i10_index", "stated_two_year_mean_citedness", "stated_figures_source",
+    "stated_figures_as_of",
+)  # fmt: skip
+_PROFILE_EXTRAS = (
+    "close_collaborators_count", "last_known_institution_name", "merged_into_slug",
+    "novelty_percentile", "ai_score_value", "stated_institution_id", "stated_institution_name",
+    "stated_institution_source", "cv_json", "citations_json",
+)  # fmt: skip
+
 # Raw SQL on purpose, like the page state below: this runs for every profile page, and the
-# ORM's compiling of the joined query cost more than PostgreSQL's answering it. Only the
-# columns the profile shows are read (the trust breakdown, a JSON document, is not).
+# ORM's compiling of the joined query cost more than PostgreSQL's answering it.
 _PROFILE_SQL = f"""
-SELECT r.id, r.slug, r.display_name, r.tagline, r.alternate_names, r.orcid, r.openalex_id,
-       r.homepage, r.links, r.open_to_collaborate, r.trust_score, r.verification_level,
-       r.claimed_by_id, r.works_count, r.cited_by_count, r.h_index, r.i10_index, r.topics_count,
-       r.followers_count, coalesce(c.close_collaborators_count, 0) AS close_collaborators_count,
-       r.citations_by_year, r.last_known_institution_id, r.merged_into_id, r.updated_at,
-       r.stated_works_count, r.stated_cited_by_count, r.stated_h_index, r.stated_i10_index,
-       r.stated_two_year_mean_citedness, r.stated_figures_source, r.stated_figures_as_of,
+SELECT {", ".join(f"r.{name}" for name in _PROFILE_FIELDS)},
+       coalesce(c.close_collaborators_count, 0) AS close_collaborators_count,
        i.name AS last_known_institution_name, m.slug AS merged_into_slug,
        n.percentile AS novelty_percentile, ais.score AS ai_score_value,
        stated.institution_id AS stated_institution_id, stated.name AS stated_institution_name,
@@ -109,17 +122,59 @@ WHERE r.slug = %s
 """
 
 
+def _researcher_from_row(row: tuple[Any, ...]) -> Researcher:
+    """The Researcher of a _PROFILE_SQL row, as Researcher.objects.raw() built it (the fields
+    read through their from_db_value, the other fields deferred, the extras set as attributes),
+    without raw()'s working out of the columns on every call: that cost twice the query."""
+    alias = read_alias()
+    names, order, converters = _profile_init(alias)
+    values = [row[index] for index in order]
+    for position, field_converters in converters:
+        for converter, expression in field_converters:
+            values[position] = converter(values[position], expression, connections[alias])
+    researcher = Researcher.from_db(alias, names, values)
+    for name, value in zip(_PROFILE_EXTRAS, row[len(_PROFILE_FIELDS) :], strict=True):
+        setattr(researcher, name, value)
+    return researcher
+
+
+@functools.cache
+def _profile_init(alias: str) -> tuple[list[str], list[int], list[tuple[int, list[Any]]]]:
+    """What Model.from_db() wants of a _PROFILE_SQL row, found once as raw() found it every
+    time: the fields' names in the model's order (from_db reads values in that order), the
+    row's column for each, and (position, [(converter, expression)]) for the fields that have
+    converters (the JSON fields)."""
+    connection = connections[alias]
+    meta = Researcher._meta
+    fields = [field for field in meta.concrete_fields if field.attname in _PROFILE_FIELDS]
+    names = [field.attname for field in fields]
+    if len(names) != len(_PROFILE_FIELDS):
+        raise LookupError(f"not Researcher fields: {set(_PROFILE_FIELDS) - set(names)}")
+    converters = []
+    for position, field in enumerate(fields):
+        expression = field.get_col(meta.db_table)
+        found = connection.ops.get_db_converters(expression) + [
+            *field.get_db_converters(connection)  # type: ignore[attr-defined]  # not in the stubs
+        ]
+        if found:
+            converters.append((position, [(converter, expression) for converter in found]))
+    return names, [_PROFILE_FIELDS.index(name) for name in names], converters
+
+
 def researcher_for_profile(slug: str) -> Researcher | None:
     """The record behind /researchers/<slug>/ with what the page shows: its institution comes
     joined (last_known_institution is set, with its id and name; without one,
     `stated_institution` is the current position another source states, with
     `stated_institution_source`), and for a merged record
     `merged_into_slug` names the survivor to redirect to. `cv` holds the CV's headings
-    (researchers.cv_display), hidden entries left out, read in the same statement."""
-    found = list(Researcher.objects.raw(_PROFILE_SQL, [slug]))
-    if not found:
+    (researchers.cv_display), hidden entries left out, read in the same statement.
+
+    Usually the request's first query, so it skips the health check's round trip (see
+    bzpeer.db.fetchone_without_health_check)."""
+    row = fetchone_without_health_check(_PROFILE_SQL, [slug])
+    if row is None:
         return None
-    researcher = found[0]
+    researcher = _researcher_from_row(row)
     if researcher.last_known_institution_id is not None:
         researcher.last_known_institution = Institution(
             pk=researcher.last_known_institution_id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -16,6 +17,7 @@ from django import template
 from django.urls import reverse
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
+from markupsafe import Markup, escape
 
 register = template.Library()
 
@@ -155,3 +157,32 @@ def topic_url(topic_id: int) -> str:
 @register.filter
 def work_url(work_id: int) -> str:
     return _url("publications:work-detail", int(work_id))
+
+
+def institution_url(institution_id: int) -> str:
+    return _url("institution-detail", int(institution_id))
+
+
+def author_link(author: Mapping[str, Any], own: bool) -> Markup:
+    """One author of a listed work's byline (the Jinja2 listings): the name the byline gives
+    (raw_name, else the record's), linked to their profile when they have one, marked as the
+    page's own author when `own`. A function rather than a macro: a profile of twenty works
+    calls it a couple of hundred times, and a Jinja2 macro call cost ten times as much. Escaped
+    with markupsafe, as the template's own output, so the markup is the macro's to the byte."""
+    shown_name = escape(author.get("raw_name") or author.get("name") or "")
+    slug = author.get("slug")
+    if not slug:
+        return shown_name
+    mark = 'class="own-author" aria-current="page" ' if own else ""
+    href = escape(researcher_url(slug))
+    return Markup(f'<a {mark}href="{href}">{shown_name}</a>')  # noqa: S704 - escaped above
+
+
+def author_links(authors: list[Mapping[str, Any]], own: Mapping[str, Any] | None) -> Markup:
+    """A whole byline as author_link() gives each author, comma-separated, `own` (the page's
+    own author's byline slot, or None) marked: the full byline a listed work unfolds."""
+    own_position = own["position"] if own is not None else None
+    return Markup(", ").join(
+        author_link(author, own_position is not None and author["position"] == own_position)
+        for author in authors
+    )

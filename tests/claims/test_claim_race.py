@@ -4,43 +4,18 @@ records at the same moment: one merge happens, the other is refused (no deadlock
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 
 from claims import services
 from claims.models import Claim, ClaimStatus
 from researchers.models import Researcher
 from tests.factories import ResearcherFactory
+from tests.support.concurrency import run_together
 from tests.support.people import make_member, submit
 
 from .conftest import record_at_institution
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_together(*calls):
-    """Start the calls at the same instant in threads with their own connections; return
-    each call's result or exception."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-
-    def worker(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        except Exception as error:  # the outcome under test
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def test_two_users_claim_and_get_approved_at_the_same_moment_only_one_wins(moderator):

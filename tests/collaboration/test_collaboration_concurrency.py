@@ -5,43 +5,19 @@ and concurrent messages counted unread."""
 from __future__ import annotations
 
 import datetime
-import threading
 
 import pytest
 from django.core import mail
-from django.db import connection
 from django.utils import timezone
 
 from bzpeer.errors import Conflict, RateLimited
 from collaboration import services
 from collaboration.models import ConversationParticipant, Invitation, InvitationStatus
+from tests.support.concurrency import run_together
 
 from .factories import PURPOSE, invite, others
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_together(*calls):
-    """Start the calls at the same instant in threads with their own connections; return
-    each call's result or exception."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-
-    def worker(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        except Exception as error:  # the outcome under test
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def test_two_users_inviting_each_other_at_the_same_moment_leave_one_pending_invitation(alice, bob):

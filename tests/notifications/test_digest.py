@@ -4,17 +4,16 @@ item in exactly one digest even when runs overlap or repeat."""
 from __future__ import annotations
 
 import datetime
-import threading
 
 import pytest
 from django.conf import settings as django_settings
 from django.core import mail
-from django.db import connection
 from django.utils import timezone
 
 from notifications import services, tasks
 from notifications.kinds import Delivery, NotificationCategory
 from notifications.models import Notification
+from tests.support.concurrency import run_together
 from tests.support.people import make_member
 
 from .conftest import SITE
@@ -143,28 +142,6 @@ def test_beat_queues_the_digest_once_a_day():
     assert entry["task"] in tasks.notification_digests_queue.app.tasks
     schedule = entry["schedule"]
     assert schedule.hour == {7} and schedule.minute == {0}
-
-
-def run_together(*calls):
-    """Start the calls at the same instant in threads with their own connections."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-
-    def worker(index, call):
-        try:
-            barrier.wait()
-            results[index] = call()
-        except Exception as error:  # the outcome under test
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 @pytest.mark.django_db(transaction=True)

@@ -15,6 +15,17 @@ FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 pytest_plugins = ["tests.support.people", "tests.support.demo"]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each process computes on its share of the cores, as each process of a
+    Celery worker's pool does (bzpeer.celery): torch and ONNX Runtime otherwise take a thread per
+    core in every process, and two processes of two threads on two cores stall at each other's
+    barriers (the full-precision embedding test: 11 s with one thread, 25 s with two, on a
+    loaded 2-core machine). Set before torch or ONNX Runtime is imported; a value given wins."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
+    if workers > 1:
+        os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
+
+
 @pytest.fixture(scope="session")
 def testdata_dir() -> Path:
     """The shared real-record corpus. Missing is a skip locally, and a failure under CI=true."""

@@ -14,9 +14,14 @@ from discovery.services.embeddings import (
 )
 from discovery.vectors import vector_from_bytes
 from tests.factories import AuthorshipFactory, ResearcherFactory
-from tests.support.discovery import CHEMCROW_ARTICLE, CHEMCROW_PREPRINT, embed_remembered
+from tests.support.discovery import (
+    CHEMCROW_ARTICLE,
+    CHEMCROW_PREPRINT,
+    REAL_MODEL_GROUP,
+    embed_remembered,
+)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, REAL_MODEL_GROUP]
 
 
 def _vectors() -> dict[int, np.ndarray]:

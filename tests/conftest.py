@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.mark.expression import Expression
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The shared corpus of real records lies beside the checkout; BZPEER_TESTDATA points elsewhere.
@@ -13,6 +14,17 @@ FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 
 # alice, bob, charlie, their clients and the moderator, and the demo data, defined once.
 pytest_plugins = ["tests.support.people", "tests.support.demo"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each process computes on its share of the cores, as each process of a
+    Celery worker's pool does (bzpeer.celery): torch and ONNX Runtime otherwise take a thread per
+    core in every process, and two processes of two threads on two cores stall at each other's
+    barriers (the full-precision embedding test: 11 s with one thread, 25 s with two, on a
+    loaded 2-core machine). Set before torch or ONNX Runtime is imported; a value given wins."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
+    if workers > 1:
+        os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
 
 
 @pytest.fixture(scope="session")
@@ -132,3 +144,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if browser_folder in Path(item.path).parents:
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object):
+    """A test function that expands into generated tests of its own (schemathesis's
+    @schema.parametrize: one per API operation, built when collected) is not expanded when the
+    -m expression leaves it out by the marks it and its module carry, as `make test-fast` does
+    the sweeps: building them was 2.4 s of each test process's 9 s of collection, for tests it
+    then deselected. Marks added later (the browser folder's) never prune anything here."""
+    outcome = yield
+    markexpr = collector.config.option.markexpr
+    if not markexpr or not isinstance(outcome.get_result(), pytest.Collector):
+        return
+    names = {mark.name for mark in getattr(obj, "pytestmark", [])}
+    names |= {mark.name for mark in collector.iter_markers()}
+    if not Expression.compile(markexpr).evaluate(lambda mark_name, **_kwargs: mark_name in names):
+        outcome.force_result([])

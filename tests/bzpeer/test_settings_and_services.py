@@ -42,14 +42,11 @@ def _production_value(expression: str, **env: str) -> str:
         for k, v in os.environ.items()
         if k not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "TRUSTED_PROXY_COUNT")
     }
+    # The settings module read in a fresh process, as production's would read it; not through
+    # `manage.py shell`, which also sets up every app and imports every model for the shell
+    # (2.2 s against 0.8 s a value, on a loaded 2-core machine) to print one setting.
     result = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "shell",
-            "-c",
-            f"from django.conf import settings; print({expression})",
-        ],
+        [sys.executable, "-c", f"from django.conf import settings; print({expression})"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

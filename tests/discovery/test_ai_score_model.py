@@ -6,11 +6,9 @@ score."""
 
 from __future__ import annotations
 
-import lightgbm as lgb
 import numpy as np
 import pytest
 from django.core.management import call_command
-from scipy.stats import spearmanr
 
 from discovery.ai_score import model as ml
 from discovery.ai_score import services
@@ -30,6 +28,10 @@ def small_minimum(settings):
 
 
 def test_the_model_recovers_the_planted_order(small_minimum):
+    # Imported here, not at the top: scipy and lightgbm take about 1.4 s to import, which every
+    # test process would pay when it collects this file, whether it runs these tests or not.
+    from scipy.stats import spearmanr
+
     planted = build(works=WORKS, seed=1)
     result = services.ai_score_train(as_of_year=AS_OF_YEAR, rounds=ROUNDS)
     assert result.trained, result.gap
@@ -69,6 +71,8 @@ def test_a_corpus_without_signal_gives_a_back_test_near_zero(small_minimum):
 
 
 def test_the_run_stores_the_booster_forecasts_and_scores(small_minimum):
+    import lightgbm as lgb  # here, not at the top: see test_the_model_recovers_the_planted_order
+
     planted = build(works=WORKS, seed=2)
     result = services.ai_score_train(as_of_year=AS_OF_YEAR, rounds=ROUNDS)
     model = AiScoreModel.objects.get(version=result.version)

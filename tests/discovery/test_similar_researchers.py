@@ -10,9 +10,14 @@ from discovery.models import SimilarResearcher
 from discovery.services.embeddings import work_embeddings_compute_all
 from discovery.services.similar import similar_researchers_compute
 from tests.factories import AuthorshipFactory, ResearcherFactory, TopicFactory, WorkTopicFactory
-from tests.support.discovery import CHEMCROW_ARTICLE, CHEMCROW_PREPRINT, embed_remembered
+from tests.support.discovery import (
+    CHEMCROW_ARTICLE,
+    CHEMCROW_PREPRINT,
+    REAL_MODEL_GROUP,
+    embed_remembered,
+)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, REAL_MODEL_GROUP]
 
 PAPERQA = "W4389761608"
 COVID_CLINICAL, COVID_VIRUS = "W3008827533", "W3001897055"

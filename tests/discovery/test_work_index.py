@@ -11,9 +11,14 @@ from discovery.services.embeddings import work_embeddings_compute_all
 from discovery.services.index import manifest_read, work_index_build, work_index_refresh
 from discovery.vectors import vector_from_bytes
 from tests.factories import WorkFactory
-from tests.support.discovery import CHEMCROW_ARTICLE, CHEMCROW_PREPRINT, embed_remembered
+from tests.support.discovery import (
+    CHEMCROW_ARTICLE,
+    CHEMCROW_PREPRINT,
+    REAL_MODEL_GROUP,
+    embed_remembered,
+)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, REAL_MODEL_GROUP]
 
 
 def _vector_of(work):

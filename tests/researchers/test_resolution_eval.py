@@ -4,12 +4,31 @@ family name and initial, another identifier) ever linked."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
+from django.db import transaction
 
 from bench.resolver_eval import evaluate, evaluate_synthetic
-from bench.resolver_scores import clustering_scores
+from bench.resolver_scores import Outcome, clustering_scores
+from tests.support.cache_keys import namespace_next
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def real_records_outcome(
+    django_db_setup: None, django_db_blocker: Any, testdata_dir: Path
+) -> Outcome:
+    """The learned resolver's experiment on the real records, run once for the tests that
+    assert on it (about 10 s each time), in an empty database and a cache namespace of its own
+    as a test's, its rows rolled back."""
+    namespace_next()
+    with django_db_blocker.unblock(), transaction.atomic():
+        outcome = evaluate(testdata_dir, resolver="model")
+        transaction.set_rollback(True)
+    return outcome
 
 
 def test_clustering_scores_on_a_small_known_case() -> None:
@@ -22,9 +41,9 @@ def test_clustering_scores_on_a_small_known_case() -> None:
 
 
 def test_hidden_identifiers_are_recovered_precisely_and_namesakes_never_linked(
-    testdata_dir,
+    real_records_outcome: Outcome,
 ) -> None:
-    outcome = evaluate(testdata_dir)
+    outcome = real_records_outcome
     print("\n" + "\n".join(outcome.lines()))  # noqa: T201 - the figures for the closing note
     assert outcome.mentions >= 30
     assert outcome.namesake_mentions >= 1 and outcome.namesake_probes >= 20
@@ -49,9 +68,9 @@ SYNTHETIC_RECALL_FLOOR = 0.88
 
 
 def test_the_learned_resolver_links_hidden_identifiers_of_the_real_records_without_a_false_link(
-    testdata_dir,
+    real_records_outcome: Outcome,
 ) -> None:
-    outcome = evaluate(testdata_dir, resolver="model")
+    outcome = real_records_outcome
     print("\n" + "\n".join(outcome.lines()))  # noqa: T201 - the figures for the closing note
     assert outcome.mentions >= 30
     assert outcome.false_links == []

@@ -7,8 +7,9 @@ from django.urls import reverse
 
 from discovery import embedder
 from search.selectors.meaning import reciprocal_rank_fusion
+from tests.support.discovery import REAL_MODEL_GROUP
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, REAL_MODEL_GROUP]
 
 # "A Novel Coronavirus from Patients with Pneumonia in China, 2019" (NEJM), said in other
 # words: not every word of it is in the title or abstract, so full-text search finds nothing.

@@ -21,6 +21,11 @@ from tests.support.abstracts import RealAbstract, real_abstracts
 CHEMCROW_ARTICLE = "W4396723768"
 CHEMCROW_PREPRINT = "W4365597205"
 
+# The test files that embed the corpus's real works with the real model run in one process of a
+# pytest-xdist run (--dist loadgroup): the model is loaded and the works embedded once
+# (embed_remembered), not once in every process that happens to get one of them (about 3 s each).
+REAL_MODEL_GROUP = pytest.mark.xdist_group("real-embedding-model")
+
 
 @pytest.fixture(scope="session")
 def abstracts(testdata_dir: Path) -> list[RealAbstract]:

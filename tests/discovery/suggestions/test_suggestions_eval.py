@@ -4,10 +4,21 @@ common-neighbours baseline (the figures themselves are measured by `make bench`)
 
 from __future__ import annotations
 
-from bench import suggestions_eval
+import pytest
 
 
-def test_the_back_test_reports_both_recalls_and_the_ranking_beats_common_neighbours():
+@pytest.fixture
+def suggestions_eval():
+    """bench.suggestions_eval, imported by the tests that run it: it imports scipy (about 0.4 s),
+    which every test process would otherwise pay when it collects this file."""
+    from bench import suggestions_eval
+
+    return suggestions_eval
+
+
+def test_the_back_test_reports_both_recalls_and_the_ranking_beats_common_neighbours(
+    suggestions_eval,
+):
     figures = suggestions_eval.evaluate(researchers=200, seed=5)
     assert figures["hidden_pairs"] > 0
     assert 0 < figures["recall_baseline"] <= 1
@@ -15,7 +26,7 @@ def test_the_back_test_reports_both_recalls_and_the_ranking_beats_common_neighbo
     assert figures["ratio"] > 1
 
 
-def test_its_command_prints_both_figures(capsys):
+def test_its_command_prints_both_figures(suggestions_eval, capsys):
     assert suggestions_eval.main(["--researchers", "150", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert "recall@20 ranking (site's):" in out
@@ -23,7 +34,9 @@ def test_its_command_prints_both_figures(capsys):
     assert "ratio:" in out
 
 
-def test_the_tuning_grid_ranks_as_the_site_does_and_names_the_sites_weights(capsys):
+def test_the_tuning_grid_ranks_as_the_site_does_and_names_the_sites_weights(
+    suggestions_eval, capsys
+):
     # The grid's fast scoring must be the site's ranking: its recall for the site's weights is
     # the back-test's own on the same corpus.
     from bench import suggestions_tune

@@ -19,7 +19,6 @@ from ingest.writer import write_work_references
 
 from ..parsing import ParsedBatch, batch_prepare, issue_text
 from ..record_kinds import KINDS, WORKS, WRITE_ORDER
-from ..resolution.evidence import researcher_statistics_ensure
 from .follow_up import researchers_follow_up, researchers_follow_up_defer
 
 logger = logging.getLogger(__name__)
@@ -64,8 +63,6 @@ def batch_write(
     work_ids: set[int] = set()
     with connection.cursor() as cursor:
         raw_cursor = cursor.cursor  # psycopg's own cursor, for COPY
-        # The name resolver's lookup needs the researchers' statistics (see there).
-        researcher_statistics_ensure(raw_cursor)
         for kind in WRITE_ORDER:
             records = batch.records.get(kind.name)
             if not records:

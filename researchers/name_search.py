@@ -11,7 +11,8 @@ lookups in a GIN index of their words; when that finds nobody, each word's close
 in the vocabulary of name words (researchers.name_words: two or three typos, or typed part
 way) are looked up the same way; trigram similarity over every name only steps in when that
 finds nobody either (see _name_candidates_statement). Ranking is by trigram similarity to the
-whole query.
+whole query. The search page's researchers tab ranks, pages and counts these candidates in one
+statement of its own (researchers.name_page), by the same scores and order.
 
 The name helpers below (NormalizedName, name_score, trigram_name_condition, fragment_pattern)
 are also what the search app matches institution and topic names with. This module reads no

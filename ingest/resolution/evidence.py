@@ -103,11 +103,14 @@ def researcher_statistics_ensure(cursor: Cursor) -> None:
     partial indexes on it look nearly empty, and it read _candidates_by_name's lookup through
     the btree one (researcher_name_cited_idx) instead of the GIN index of match tokens, running
     the token function on every record for every token: a test's batch of 5,000 records'
-    names ran for over ten minutes where the GIN index takes milliseconds. Called right before
-    that lookup, after the batch has written the records its bylines identify: a database's
-    first batch starts with no researchers, and its own records were then matched without
-    statistics (the real-records evaluation: 40 s for one lookup of 2,756 tokens in 12 pages).
-    One small statement a batch otherwise; the ANALYZE happens once per database."""
+    names ran for over ten minutes where the GIN index takes milliseconds. The writer calls it
+    right before the resolver (ingest.writer.authors), after the batch has written the records
+    its bylines identify: a new database's first batch starts with no researchers, and its own
+    records were then matched without statistics (the real-records evaluation: 40 s for one
+    lookup of 2,756 tokens in 12 pages). Statistics of another state of the table misled it
+    the same way; the lookup now names no partial index's predicate (researchers' migration
+    0018), so only its row estimates depend on them. One small statement a batch otherwise;
+    the ANALYZE happens once per database."""
     cursor.execute(
         """
         SELECT EXISTS (SELECT FROM researchers_researcher)
@@ -134,7 +137,10 @@ def _candidates_by_name(cursor: Cursor, tokens: set[str]) -> _Found:
         CROSS JOIN LATERAL (
             SELECT id, display_name, orcid, openalex_id, dblp_id, works_count
             FROM researchers_researcher
-            WHERE merged_into_id IS NULL
+            -- "Not merged away" in a form no partial index answers (merged_into_id IS NULL
+            -- is two btrees' predicate): the GIN index of tokens is the only one to use
+            -- (researchers' migration 0018).
+            WHERE coalesce(merged_into_id, 0) = 0
               AND researchers_name_match_tokens(
                       name_normalized::text, display_name::text, dblp_id::text)
                   @> ARRAY[t.token]
@@ -342,7 +348,6 @@ def candidates_for(
     if not mentions:
         return Candidates(found, name_records)
     tokens = {m: mention_tokens(m.name, m.dblp_key) for m in mentions}
-    researcher_statistics_ensure(cursor)
     found_by_name = _candidates_by_name(cursor, set().union(*tokens.values()))
     index = _NameIndex(found_by_name.named)
     # The pool and the comparisons depend on the name alone: mentions of one name (a batch's

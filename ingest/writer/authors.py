@@ -21,6 +21,7 @@ from unidecode import unidecode
 from researchers.names import normalize_name
 
 from ..records import AuthorRef
+from ..resolution.evidence import researcher_statistics_ensure
 from .identity import orcid_is_valid
 from .researchers import (
     NAME_ONLY_RESEARCHER_DEFAULT_VALUES,
@@ -170,6 +171,9 @@ def researchers_for_mentions(
     new = [m for m in unique if m not in ids]
     if not new:
         return ids
+    # The resolver's lookup by name needs the researchers' statistics, the batch's own new
+    # records counted (see there).
+    researcher_statistics_ensure(cursor)
     resolution = name_resolution(cursor, new)
     linked = resolution.links
     rows = []

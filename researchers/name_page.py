@@ -32,6 +32,8 @@ from .name_search import (
 )
 from .names import normalize_name
 
+_BIGINT_MIN, _BIGINT_MAX = -(2**63), 2**63 - 1
+
 # What the candidate scan keeps of a match: the ranking's columns and the filters'.
 _MATCH_COLUMNS = (
     "id, name_normalized, alternate_names, cited_by_count, last_known_institution_id, orcid, "
@@ -188,7 +190,9 @@ def researchers_name_page(
     claimed records when asked, best match first; the `limit` from `offset`, and how many
     matched. One query."""
     normalized_query = normalize_name(query[:MAX_QUERY_LENGTH])
-    if not normalized_query:
+    if not normalized_query or not _BIGINT_MIN <= (institution_id or 0) <= _BIGINT_MAX:
+        # An institution id past bigint is nobody's (the ORM's filter says so too, and the
+        # statement's ::bigint would fail on it).
         return NamePage(researchers=[], total=0)
     alias = read_alias()
     sql, params = _page_statement(

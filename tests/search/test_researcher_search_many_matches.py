@@ -103,3 +103,14 @@ def test_the_search_page_says_how_many_matched(many_kos, client):
     response = client.get("/search/", {"q": "ko ko", "tab": "researchers"})
 
     assert f"1–20 of {len(ranked('ko ko'))} researchers" in response.content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("institution_id", [2**63, 10**20, -(2**63) - 1])
+def test_an_institution_id_past_bigint_finds_nobody_instead_of_failing(institution_id) -> None:
+    ResearcherFactory(display_name="Ko Ko")
+    found = researcher_search(
+        query="Ko Ko", filters=ResearcherFilters(institution_id=institution_id)
+    )
+    assert found.items == [] and found.total == 0
+    assert researcher_search(query="Ko Ko").total == 1

@@ -11,6 +11,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model
 
 from .db_router import read_alias
 from .errors import Busy
@@ -19,6 +20,7 @@ logger = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+ModelT = TypeVar("ModelT", bound=Model)
 
 # PostgreSQL's answers to a transaction that lost a lock conflict and was rolled back whole:
 # deadlock_detected and serialization_failure. Running it again is safe and usually succeeds.
@@ -119,3 +121,38 @@ def array_literal(values: Sequence[int | str]) -> str:
 
 def _array_element(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# Instances built from rows a hand-written statement returns, without raw() or a queryset's
+# compiling (which cost more than the statements on the busiest pages): a field's converters
+# (the JSON fields') found once, as the ORM's compiler finds them for every query, then
+# Model.from_db as the ORM itself builds instances.
+Converters = list[tuple[int, list[tuple[Any, Any]]]]
+
+
+def field_converters(
+    model: type[Model], fields: Sequence[Field[Any, Any]], alias: str
+) -> Converters:
+    """(position in `fields`, [(converter, expression)]) for the fields whose values the
+    database backend or the field itself converts."""
+    connection_ = connections[alias]
+    converters: Converters = []
+    for position, field in enumerate(fields):
+        expression = field.get_col(model._meta.db_table)
+        found = connection_.ops.get_db_converters(expression) + [
+            *field.get_db_converters(connection_)  # type: ignore[attr-defined]  # not in the stubs
+        ]
+        if found:
+            converters.append((position, [(converter, expression) for converter in found]))
+    return converters
+
+
+def instance_from_row(
+    model: type[ModelT], alias: str, attnames: list[str], values: list[Any], converters: Converters
+) -> ModelT:
+    """An instance of `model` from `values` (in the order of `attnames`, the model's order, as
+    Model.from_db reads them); the fields not named are deferred."""
+    for position, converters_of_field in converters:
+        for converter, expression in converters_of_field:
+            values[position] = converter(values[position], expression, connections[alias])
+    return model.from_db(alias, attnames, values)

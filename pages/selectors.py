@@ -12,10 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connections
 from django.db.models import Exists, OuterRef, QuerySet
 
-from bzpeer.db import fetchone_without_health_check, read_alias
+from bzpeer.db import (
+    Converters,
+    fetchone_without_health_check,
+    field_converters,
+    instance_from_row,
+    read_alias,
+)
 from discovery.models import ResearcherAiScore, ai_score_label
 from graph.models import CloseCollaboratorsCount
 from publications.models import (
@@ -128,37 +133,28 @@ def _researcher_from_row(row: tuple[Any, ...]) -> Researcher:
     without raw()'s working out of the columns on every call: that cost twice the query."""
     alias = read_alias()
     names, order, converters = _profile_init(alias)
-    values = [row[index] for index in order]
-    for position, field_converters in converters:
-        for converter, expression in field_converters:
-            values[position] = converter(values[position], expression, connections[alias])
-    researcher = Researcher.from_db(alias, names, values)
+    researcher = instance_from_row(
+        Researcher, alias, names, [row[index] for index in order], converters
+    )
     for name, value in zip(_PROFILE_EXTRAS, row[len(_PROFILE_FIELDS) :], strict=True):
         setattr(researcher, name, value)
     return researcher
 
 
 @functools.cache
-def _profile_init(alias: str) -> tuple[list[str], list[int], list[tuple[int, list[Any]]]]:
+def _profile_init(alias: str) -> tuple[list[str], list[int], Converters]:
     """What Model.from_db() wants of a _PROFILE_SQL row, found once as raw() found it every
     time: the fields' names in the model's order (from_db reads values in that order), the
     row's column for each, and (position, [(converter, expression)]) for the fields that have
     converters (the JSON fields)."""
-    connection = connections[alias]
-    meta = Researcher._meta
-    fields = [field for field in meta.concrete_fields if field.attname in _PROFILE_FIELDS]
+    fields = [
+        field for field in Researcher._meta.concrete_fields if field.attname in _PROFILE_FIELDS
+    ]
     names = [field.attname for field in fields]
     if len(names) != len(_PROFILE_FIELDS):
         raise LookupError(f"not Researcher fields: {set(_PROFILE_FIELDS) - set(names)}")
-    converters = []
-    for position, field in enumerate(fields):
-        expression = field.get_col(meta.db_table)
-        found = connection.ops.get_db_converters(expression) + [
-            *field.get_db_converters(connection)  # type: ignore[attr-defined]  # not in the stubs
-        ]
-        if found:
-            converters.append((position, [(converter, expression) for converter in found]))
-    return names, [_PROFILE_FIELDS.index(name) for name in names], converters
+    order = [_PROFILE_FIELDS.index(name) for name in names]
+    return names, order, field_converters(Researcher, fields, alias)
 
 
 def researcher_for_profile(slug: str) -> Researcher | None:

@@ -22,6 +22,7 @@ from typing import Any
 from django.db import connections
 from django.db.models import Model
 
+from bzpeer.db import Converters, field_converters, instance_from_row
 from bzpeer.db_router import read_alias
 
 from .models import Institution, Researcher
@@ -52,31 +53,20 @@ class NamePage:
 
 
 @functools.cache
-def _model_columns(model: type[Model], alias: str) -> tuple[list[str], list[str], list[Any]]:
+def _model_columns(model: type[Model], alias: str) -> tuple[list[str], list[str], Converters]:
     """For a row of every concrete column of `model`: the columns, the fields' attnames in the
-    model's order (Model.from_db reads values in that order), and [(position, [(converter,
-    expression)])] for the fields that convert what the database gives (the JSON fields),
-    found once as the ORM's compiler finds them for every query."""
-    connection = connections[alias]
-    meta = model._meta
-    fields = list(meta.concrete_fields)
-    converters = []
-    for position, field in enumerate(fields):
-        expression = field.get_col(meta.db_table)
-        found = connection.ops.get_db_converters(expression) + [
-            *field.get_db_converters(connection)  # type: ignore[attr-defined]  # not in the stubs
-        ]
-        if found:
-            converters.append((position, [(converter, expression) for converter in found]))
-    return [field.column for field in fields], [field.attname for field in fields], converters
+    model's order, and the fields' converters (bzpeer.db.field_converters)."""
+    fields = list(model._meta.concrete_fields)
+    return (
+        [field.column for field in fields],
+        [field.attname for field in fields],
+        field_converters(model, fields, alias),
+    )
 
 
 def _instance(model: type[Model], alias: str, values: list[Any]) -> Any:
     _columns, names, converters = _model_columns(model, alias)
-    for position, field_converters in converters:
-        for converter, expression in field_converters:
-            values[position] = converter(values[position], expression, connections[alias])
-    return model.from_db(alias, names, values)
+    return instance_from_row(model, alias, names, values, converters)
 
 
 def _page_statement(
